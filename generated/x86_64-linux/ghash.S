@@ -1071,17 +1071,19 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 288], 0x00
-	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 288], 0x11
+	vmovdqu     ymm7, ymmword ptr [rsi + 288]
+	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
 	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 800], 0x00
 	/* blocks 4 and 5 times H^28 and H^27 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 64]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 320], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 320]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 320], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 832], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -1090,9 +1092,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 352], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 352]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 352], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 864], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -1101,9 +1104,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 384], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 384]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 384], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 896], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -1112,9 +1116,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 416], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 416]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 416], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 928], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -1123,9 +1128,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 448], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 448]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 448], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 960], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -1134,9 +1140,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 480], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 480]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 480], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 992], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -1145,9 +1152,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 512], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 512]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 512], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 768], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1156,9 +1164,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 544], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 544]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 544], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 800], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1167,9 +1176,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 576], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 576]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 576], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 832], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1178,9 +1188,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 608], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 608]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 608], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 864], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1189,9 +1200,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 640], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 640]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 640], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 896], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1200,9 +1212,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 672], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 672]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 672], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 928], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1211,9 +1224,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 704], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 704]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 704], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 960], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1222,9 +1236,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 736], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 736]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 736], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 992], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1234,9 +1249,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       ymm4, ymm4, ymm0
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 256], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 256]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 256], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 768], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -1272,17 +1288,19 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 544], 0x00
-	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 544], 0x11
+	vmovdqu     ymm7, ymmword ptr [rsi + 544]
+	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
 	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 800], 0x10
 	/* blocks 4 and 5 times H^12 and H^11 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 64]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 576], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 576]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 576], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 832], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1291,9 +1309,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 608], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 608]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 608], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 864], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1302,9 +1321,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 640], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 640]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 640], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 896], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1313,9 +1333,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 672], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 672]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 672], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 928], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1324,9 +1345,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 704], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 704]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 704], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 960], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1335,9 +1357,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 736], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 736]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 736], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 992], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1347,9 +1370,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       ymm4, ymm4, ymm0
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 512], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 512]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 512], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 768], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1385,8 +1409,9 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 64], 0x00
-	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 64], 0x11
+	vmovdqu     ymm7, ymmword ptr [rsi + 64]
+	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
 	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 192], 0x00
 	/* blocks 4 and 5 times H^4 and H^3 */
 	vmovdqu     xmm4, xmmword ptr [rdx + 80]
@@ -1394,9 +1419,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 32]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 160], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -1406,9 +1432,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 128], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -1421,9 +1448,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vinserti128 ymm4, ymm4, xmm5, 0x01
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 96]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 224], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -1489,13 +1517,14 @@ asmgen_ghash_update_vpclmul_avx2:
 	vmovdqu     xmm4, xmmword ptr [rdx]
 	vpshufb     xmm4, xmm4, xmm15
 	vpxor       xmm4, xmm4, xmm8
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x00
+	vmovdqu     xmm7, xmmword ptr [rax]
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x11
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x01
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x01
 	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x10
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x10
 	vpxor       ymm3, ymm3, ymm5
 	add         rdx, 16
 .Lasmgen_ghash_update_vpclmul_avx2_reduce:
@@ -1805,123 +1834,137 @@ asmgen_polyval_update_vpclmul_avx2:
 	/* blocks 2 and 3 times H^30 and H^29 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 32]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 40]
-	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 288], 0x00
-	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 288], 0x11
+	vmovdqu     ymm7, ymmword ptr [rsi + 288]
+	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
 	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 800], 0x00
 	/* blocks 4 and 5 times H^28 and H^27 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 64]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 72]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 320], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 320]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 320], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 832], 0x00
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 6 and 7 times H^26 and H^25 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 96]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 104]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 352], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 352]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 352], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 864], 0x00
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 8 and 9 times H^24 and H^23 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 128]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 136]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 384], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 384]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 384], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 896], 0x00
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 10 and 11 times H^22 and H^21 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 160]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 168]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 416], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 416]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 416], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 928], 0x00
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 12 and 13 times H^20 and H^19 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 192]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 200]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 448], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 448]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 448], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 960], 0x00
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 14 and 15 times H^18 and H^17 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 224]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 232]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 480], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 480]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 480], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 992], 0x00
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 16 and 17 times H^16 and H^15 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 256]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 264]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 512], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 512]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 512], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 768], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 18 and 19 times H^14 and H^13 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 288]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 296]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 544], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 544]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 544], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 800], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 20 and 21 times H^12 and H^11 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 320]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 328]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 576], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 576]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 576], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 832], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 22 and 23 times H^10 and H^9 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 352]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 360]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 608], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 608]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 608], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 864], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 24 and 25 times H^8 and H^7 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 384]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 392]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 640], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 640]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 640], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 896], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 26 and 27 times H^6 and H^5 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 416]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 424]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 672], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 672]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 672], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 928], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 28 and 29 times H^4 and H^3 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 448]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 456]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 704], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 704]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 704], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 960], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1929,9 +1972,10 @@ asmgen_polyval_update_vpclmul_avx2:
 	vmovdqu     ymm4, ymmword ptr [rdx + 480]
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 736], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 736]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 736], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 992], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1940,9 +1984,10 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm4, ymm4, ymm0
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 256], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 256]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 256], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 768], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -1976,51 +2021,57 @@ asmgen_polyval_update_vpclmul_avx2:
 	/* blocks 2 and 3 times H^14 and H^13 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 32]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 40]
-	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 544], 0x00
-	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 544], 0x11
+	vmovdqu     ymm7, ymmword ptr [rsi + 544]
+	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
 	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 800], 0x10
 	/* blocks 4 and 5 times H^12 and H^11 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 64]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 72]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 576], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 576]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 576], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 832], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 6 and 7 times H^10 and H^9 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 96]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 104]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 608], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 608]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 608], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 864], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 8 and 9 times H^8 and H^7 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 128]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 136]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 640], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 640]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 640], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 896], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 10 and 11 times H^6 and H^5 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 160]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 168]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 672], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 672]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 672], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 928], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 12 and 13 times H^4 and H^3 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 192]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 200]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 704], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 704]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 704], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 960], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -2028,9 +2079,10 @@ asmgen_polyval_update_vpclmul_avx2:
 	vmovdqu     ymm4, ymmword ptr [rdx + 224]
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 736], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 736]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 736], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 992], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -2039,9 +2091,10 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm4, ymm4, ymm0
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 512], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 512]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 512], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 768], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -2076,17 +2129,19 @@ asmgen_polyval_update_vpclmul_avx2:
 	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 32], 0x01
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 64], 0x00
-	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 64], 0x11
+	vmovdqu     ymm7, ymmword ptr [rsi + 64]
+	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
 	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 192], 0x00
 	/* blocks 4 and 5 times H^4 and H^3 */
 	vmovdqu     xmm4, xmmword ptr [rdx + 80]
 	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 64], 0x01
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 32]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 160], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -2095,9 +2150,10 @@ asmgen_polyval_update_vpclmul_avx2:
 	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 96], 0x01
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 128], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -2108,9 +2164,10 @@ asmgen_polyval_update_vpclmul_avx2:
 	vinserti128 ymm4, ymm4, xmm5, 0x01
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 96]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 224], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -2174,13 +2231,14 @@ asmgen_polyval_update_vpclmul_avx2:
 .Lasmgen_polyval_update_vpclmul_avx2_single:
 	vmovdqu     xmm4, xmmword ptr [rdx]
 	vpxor       xmm4, xmm4, xmm8
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x00
+	vmovdqu     xmm7, xmmword ptr [rax]
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x11
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x01
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x01
 	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x10
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x10
 	vpxor       ymm3, ymm3, ymm5
 	add         rdx, 16
 .Lasmgen_polyval_update_vpclmul_avx2_reduce:
@@ -2759,8 +2817,9 @@ asmgen_ghash_update_vpclmul_avx512:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 64], 0x00
-	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 64], 0x11
+	vmovdqu     ymm7, ymmword ptr [rsi + 64]
+	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
 	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 192], 0x00
 	/* blocks 4 and 5 times H^4 and H^3 */
 	vmovdqu     xmm4, xmmword ptr [rdx + 80]
@@ -2768,9 +2827,10 @@ asmgen_ghash_update_vpclmul_avx512:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 32]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 160], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -2780,9 +2840,10 @@ asmgen_ghash_update_vpclmul_avx512:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 128], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -2795,9 +2856,10 @@ asmgen_ghash_update_vpclmul_avx512:
 	vinserti128 ymm4, ymm4, xmm5, 0x01
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 96]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 224], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -2863,13 +2925,14 @@ asmgen_ghash_update_vpclmul_avx512:
 	vmovdqu     xmm4, xmmword ptr [rdx]
 	vpshufb     xmm4, xmm4, xmm15
 	vpxor       xmm4, xmm4, xmm8
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x00
+	vmovdqu     xmm7, xmmword ptr [rax]
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x11
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x01
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x01
 	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x10
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x10
 	vpxor       ymm3, ymm3, ymm5
 	add         rdx, 16
 .Lasmgen_ghash_update_vpclmul_avx512_reduce:
@@ -3421,17 +3484,19 @@ asmgen_polyval_update_vpclmul_avx512:
 	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 32], 0x01
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 64], 0x00
-	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 64], 0x11
+	vmovdqu     ymm7, ymmword ptr [rsi + 64]
+	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
 	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 192], 0x00
 	/* blocks 4 and 5 times H^4 and H^3 */
 	vmovdqu     xmm4, xmmword ptr [rdx + 80]
 	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 64], 0x01
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 32]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 160], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -3440,9 +3505,10 @@ asmgen_polyval_update_vpclmul_avx512:
 	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 96], 0x01
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 128], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -3453,9 +3519,10 @@ asmgen_polyval_update_vpclmul_avx512:
 	vinserti128 ymm4, ymm4, xmm5, 0x01
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 96]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 224], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -3519,13 +3586,14 @@ asmgen_polyval_update_vpclmul_avx512:
 .Lasmgen_polyval_update_vpclmul_avx512_single:
 	vmovdqu     xmm4, xmmword ptr [rdx]
 	vpxor       xmm4, xmm4, xmm8
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x00
+	vmovdqu     xmm7, xmmword ptr [rax]
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x11
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x01
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x01
 	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x10
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x10
 	vpxor       ymm3, ymm3, ymm5
 	add         rdx, 16
 .Lasmgen_polyval_update_vpclmul_avx512_reduce:

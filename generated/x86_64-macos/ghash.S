@@ -1049,17 +1049,19 @@ Lasmgen_ghash_update_vpclmul_avx2_loop32:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 288], 0x00
-	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 288], 0x11
+	vmovdqu     ymm7, ymmword ptr [rsi + 288]
+	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
 	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 800], 0x00
 	/* blocks 4 and 5 times H^28 and H^27 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 64]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 320], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 320]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 320], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 832], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -1068,9 +1070,10 @@ Lasmgen_ghash_update_vpclmul_avx2_loop32:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 352], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 352]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 352], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 864], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -1079,9 +1082,10 @@ Lasmgen_ghash_update_vpclmul_avx2_loop32:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 384], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 384]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 384], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 896], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -1090,9 +1094,10 @@ Lasmgen_ghash_update_vpclmul_avx2_loop32:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 416], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 416]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 416], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 928], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -1101,9 +1106,10 @@ Lasmgen_ghash_update_vpclmul_avx2_loop32:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 448], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 448]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 448], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 960], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -1112,9 +1118,10 @@ Lasmgen_ghash_update_vpclmul_avx2_loop32:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 480], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 480]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 480], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 992], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -1123,9 +1130,10 @@ Lasmgen_ghash_update_vpclmul_avx2_loop32:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 512], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 512]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 512], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 768], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1134,9 +1142,10 @@ Lasmgen_ghash_update_vpclmul_avx2_loop32:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 544], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 544]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 544], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 800], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1145,9 +1154,10 @@ Lasmgen_ghash_update_vpclmul_avx2_loop32:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 576], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 576]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 576], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 832], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1156,9 +1166,10 @@ Lasmgen_ghash_update_vpclmul_avx2_loop32:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 608], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 608]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 608], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 864], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1167,9 +1178,10 @@ Lasmgen_ghash_update_vpclmul_avx2_loop32:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 640], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 640]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 640], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 896], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1178,9 +1190,10 @@ Lasmgen_ghash_update_vpclmul_avx2_loop32:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 672], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 672]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 672], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 928], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1189,9 +1202,10 @@ Lasmgen_ghash_update_vpclmul_avx2_loop32:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 704], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 704]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 704], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 960], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1200,9 +1214,10 @@ Lasmgen_ghash_update_vpclmul_avx2_loop32:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 736], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 736]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 736], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 992], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1212,9 +1227,10 @@ Lasmgen_ghash_update_vpclmul_avx2_loop32:
 	vpxor       ymm4, ymm4, ymm0
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 256], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 256]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 256], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 768], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -1250,17 +1266,19 @@ Lasmgen_ghash_update_vpclmul_avx2_batch16:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 544], 0x00
-	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 544], 0x11
+	vmovdqu     ymm7, ymmword ptr [rsi + 544]
+	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
 	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 800], 0x10
 	/* blocks 4 and 5 times H^12 and H^11 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 64]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 576], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 576]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 576], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 832], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1269,9 +1287,10 @@ Lasmgen_ghash_update_vpclmul_avx2_batch16:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 608], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 608]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 608], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 864], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1280,9 +1299,10 @@ Lasmgen_ghash_update_vpclmul_avx2_batch16:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 640], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 640]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 640], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 896], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1291,9 +1311,10 @@ Lasmgen_ghash_update_vpclmul_avx2_batch16:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 672], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 672]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 672], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 928], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1302,9 +1323,10 @@ Lasmgen_ghash_update_vpclmul_avx2_batch16:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 704], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 704]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 704], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 960], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1313,9 +1335,10 @@ Lasmgen_ghash_update_vpclmul_avx2_batch16:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 736], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 736]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 736], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 992], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1325,9 +1348,10 @@ Lasmgen_ghash_update_vpclmul_avx2_batch16:
 	vpxor       ymm4, ymm4, ymm0
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 512], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 512]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 512], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 768], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1363,8 +1387,9 @@ Lasmgen_ghash_update_vpclmul_avx2_batch8:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 64], 0x00
-	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 64], 0x11
+	vmovdqu     ymm7, ymmword ptr [rsi + 64]
+	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
 	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 192], 0x00
 	/* blocks 4 and 5 times H^4 and H^3 */
 	vmovdqu     xmm4, xmmword ptr [rdx + 80]
@@ -1372,9 +1397,10 @@ Lasmgen_ghash_update_vpclmul_avx2_batch8:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 32]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 160], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -1384,9 +1410,10 @@ Lasmgen_ghash_update_vpclmul_avx2_batch8:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 128], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -1399,9 +1426,10 @@ Lasmgen_ghash_update_vpclmul_avx2_batch8:
 	vinserti128 ymm4, ymm4, xmm5, 0x01
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 96]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 224], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -1467,13 +1495,14 @@ Lasmgen_ghash_update_vpclmul_avx2_single:
 	vmovdqu     xmm4, xmmword ptr [rdx]
 	vpshufb     xmm4, xmm4, xmm15
 	vpxor       xmm4, xmm4, xmm8
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x00
+	vmovdqu     xmm7, xmmword ptr [rax]
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x11
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x01
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x01
 	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x10
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x10
 	vpxor       ymm3, ymm3, ymm5
 	add         rdx, 16
 Lasmgen_ghash_update_vpclmul_avx2_reduce:
@@ -1775,123 +1804,137 @@ Lasmgen_polyval_update_vpclmul_avx2_loop32:
 	/* blocks 2 and 3 times H^30 and H^29 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 32]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 40]
-	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 288], 0x00
-	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 288], 0x11
+	vmovdqu     ymm7, ymmword ptr [rsi + 288]
+	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
 	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 800], 0x00
 	/* blocks 4 and 5 times H^28 and H^27 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 64]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 72]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 320], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 320]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 320], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 832], 0x00
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 6 and 7 times H^26 and H^25 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 96]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 104]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 352], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 352]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 352], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 864], 0x00
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 8 and 9 times H^24 and H^23 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 128]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 136]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 384], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 384]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 384], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 896], 0x00
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 10 and 11 times H^22 and H^21 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 160]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 168]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 416], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 416]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 416], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 928], 0x00
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 12 and 13 times H^20 and H^19 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 192]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 200]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 448], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 448]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 448], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 960], 0x00
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 14 and 15 times H^18 and H^17 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 224]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 232]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 480], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 480]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 480], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 992], 0x00
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 16 and 17 times H^16 and H^15 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 256]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 264]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 512], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 512]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 512], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 768], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 18 and 19 times H^14 and H^13 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 288]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 296]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 544], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 544]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 544], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 800], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 20 and 21 times H^12 and H^11 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 320]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 328]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 576], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 576]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 576], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 832], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 22 and 23 times H^10 and H^9 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 352]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 360]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 608], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 608]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 608], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 864], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 24 and 25 times H^8 and H^7 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 384]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 392]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 640], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 640]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 640], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 896], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 26 and 27 times H^6 and H^5 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 416]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 424]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 672], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 672]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 672], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 928], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 28 and 29 times H^4 and H^3 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 448]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 456]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 704], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 704]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 704], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 960], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1899,9 +1942,10 @@ Lasmgen_polyval_update_vpclmul_avx2_loop32:
 	vmovdqu     ymm4, ymmword ptr [rdx + 480]
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 736], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 736]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 736], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 992], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1910,9 +1954,10 @@ Lasmgen_polyval_update_vpclmul_avx2_loop32:
 	vpxor       ymm4, ymm4, ymm0
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 256], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 256]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 256], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 768], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -1946,51 +1991,57 @@ Lasmgen_polyval_update_vpclmul_avx2_batch16:
 	/* blocks 2 and 3 times H^14 and H^13 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 32]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 40]
-	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 544], 0x00
-	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 544], 0x11
+	vmovdqu     ymm7, ymmword ptr [rsi + 544]
+	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
 	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 800], 0x10
 	/* blocks 4 and 5 times H^12 and H^11 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 64]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 72]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 576], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 576]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 576], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 832], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 6 and 7 times H^10 and H^9 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 96]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 104]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 608], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 608]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 608], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 864], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 8 and 9 times H^8 and H^7 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 128]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 136]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 640], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 640]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 640], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 896], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 10 and 11 times H^6 and H^5 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 160]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 168]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 672], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 672]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 672], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 928], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 12 and 13 times H^4 and H^3 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 192]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 200]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 704], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 704]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 704], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 960], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1998,9 +2049,10 @@ Lasmgen_polyval_update_vpclmul_avx2_batch16:
 	vmovdqu     ymm4, ymmword ptr [rdx + 224]
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 736], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 736]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 736], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 992], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -2009,9 +2061,10 @@ Lasmgen_polyval_update_vpclmul_avx2_batch16:
 	vpxor       ymm4, ymm4, ymm0
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 512], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 512]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 512], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 768], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -2046,17 +2099,19 @@ Lasmgen_polyval_update_vpclmul_avx2_batch8:
 	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 32], 0x01
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 64], 0x00
-	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 64], 0x11
+	vmovdqu     ymm7, ymmword ptr [rsi + 64]
+	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
 	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 192], 0x00
 	/* blocks 4 and 5 times H^4 and H^3 */
 	vmovdqu     xmm4, xmmword ptr [rdx + 80]
 	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 64], 0x01
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 32]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 160], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -2065,9 +2120,10 @@ Lasmgen_polyval_update_vpclmul_avx2_batch8:
 	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 96], 0x01
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 128], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -2078,9 +2134,10 @@ Lasmgen_polyval_update_vpclmul_avx2_batch8:
 	vinserti128 ymm4, ymm4, xmm5, 0x01
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 96]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 224], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -2144,13 +2201,14 @@ Lasmgen_polyval_update_vpclmul_avx2_pairs:
 Lasmgen_polyval_update_vpclmul_avx2_single:
 	vmovdqu     xmm4, xmmword ptr [rdx]
 	vpxor       xmm4, xmm4, xmm8
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x00
+	vmovdqu     xmm7, xmmword ptr [rax]
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x11
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x01
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x01
 	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x10
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x10
 	vpxor       ymm3, ymm3, ymm5
 	add         rdx, 16
 Lasmgen_polyval_update_vpclmul_avx2_reduce:
@@ -2721,8 +2779,9 @@ Lasmgen_ghash_update_vpclmul_avx512_batch8:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 64], 0x00
-	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 64], 0x11
+	vmovdqu     ymm7, ymmword ptr [rsi + 64]
+	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
 	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 192], 0x00
 	/* blocks 4 and 5 times H^4 and H^3 */
 	vmovdqu     xmm4, xmmword ptr [rdx + 80]
@@ -2730,9 +2789,10 @@ Lasmgen_ghash_update_vpclmul_avx512_batch8:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 32]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 160], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -2742,9 +2802,10 @@ Lasmgen_ghash_update_vpclmul_avx512_batch8:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 128], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -2757,9 +2818,10 @@ Lasmgen_ghash_update_vpclmul_avx512_batch8:
 	vinserti128 ymm4, ymm4, xmm5, 0x01
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 96]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 224], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -2825,13 +2887,14 @@ Lasmgen_ghash_update_vpclmul_avx512_single:
 	vmovdqu     xmm4, xmmword ptr [rdx]
 	vpshufb     xmm4, xmm4, xmm15
 	vpxor       xmm4, xmm4, xmm8
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x00
+	vmovdqu     xmm7, xmmword ptr [rax]
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x11
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x01
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x01
 	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x10
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x10
 	vpxor       ymm3, ymm3, ymm5
 	add         rdx, 16
 Lasmgen_ghash_update_vpclmul_avx512_reduce:
@@ -3375,17 +3438,19 @@ Lasmgen_polyval_update_vpclmul_avx512_batch8:
 	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 32], 0x01
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 64], 0x00
-	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 64], 0x11
+	vmovdqu     ymm7, ymmword ptr [rsi + 64]
+	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
 	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 192], 0x00
 	/* blocks 4 and 5 times H^4 and H^3 */
 	vmovdqu     xmm4, xmmword ptr [rdx + 80]
 	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 64], 0x01
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 32]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 160], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -3394,9 +3459,10 @@ Lasmgen_polyval_update_vpclmul_avx512_batch8:
 	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 96], 0x01
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 128], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -3407,9 +3473,10 @@ Lasmgen_polyval_update_vpclmul_avx512_batch8:
 	vinserti128 ymm4, ymm4, xmm5, 0x01
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 96]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 224], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -3473,13 +3540,14 @@ Lasmgen_polyval_update_vpclmul_avx512_pairs:
 Lasmgen_polyval_update_vpclmul_avx512_single:
 	vmovdqu     xmm4, xmmword ptr [rdx]
 	vpxor       xmm4, xmm4, xmm8
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x00
+	vmovdqu     xmm7, xmmword ptr [rax]
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x11
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x01
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x01
 	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x10
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x10
 	vpxor       ymm3, ymm3, ymm5
 	add         rdx, 16
 Lasmgen_polyval_update_vpclmul_avx512_reduce:

@@ -1215,17 +1215,19 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 288], 0x00
-	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 288], 0x11
+	vmovdqu     ymm7, ymmword ptr [rsi + 288]
+	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
 	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 800], 0x00
 	/* blocks 4 and 5 times H^28 and H^27 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 64]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 320], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 320]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 320], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 832], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -1234,9 +1236,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 352], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 352]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 352], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 864], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -1245,9 +1248,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 384], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 384]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 384], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 896], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -1256,9 +1260,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 416], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 416]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 416], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 928], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -1267,9 +1272,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 448], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 448]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 448], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 960], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -1278,9 +1284,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 480], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 480]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 480], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 992], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -1289,9 +1296,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 512], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 512]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 512], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 768], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1300,9 +1308,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 544], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 544]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 544], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 800], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1311,9 +1320,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 576], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 576]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 576], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 832], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1322,9 +1332,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 608], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 608]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 608], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 864], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1333,9 +1344,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 640], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 640]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 640], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 896], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1344,9 +1356,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 672], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 672]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 672], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 928], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1355,9 +1368,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 704], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 704]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 704], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 960], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1366,9 +1380,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 736], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 736]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 736], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 992], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1378,9 +1393,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       ymm4, ymm4, ymm0
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 256], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 256]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 256], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 768], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -1416,17 +1432,19 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 544], 0x00
-	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 544], 0x11
+	vmovdqu     ymm7, ymmword ptr [rsi + 544]
+	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
 	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 800], 0x10
 	/* blocks 4 and 5 times H^12 and H^11 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 64]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 576], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 576]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 576], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 832], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1435,9 +1453,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 608], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 608]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 608], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 864], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1446,9 +1465,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 640], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 640]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 640], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 896], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1457,9 +1477,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 672], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 672]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 672], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 928], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1468,9 +1489,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 704], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 704]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 704], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 960], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1479,9 +1501,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 736], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 736]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 736], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 992], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1491,9 +1514,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       ymm4, ymm4, ymm0
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 512], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 512]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 512], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 768], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1529,8 +1553,9 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 64], 0x00
-	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 64], 0x11
+	vmovdqu     ymm7, ymmword ptr [rsi + 64]
+	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
 	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 192], 0x00
 	/* blocks 4 and 5 times H^4 and H^3 */
 	vmovdqu     xmm4, xmmword ptr [rdx + 80]
@@ -1538,9 +1563,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 32]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 160], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -1550,9 +1576,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 128], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -1565,9 +1592,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vinserti128 ymm4, ymm4, xmm5, 0x01
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 96]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 224], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -1633,13 +1661,14 @@ asmgen_ghash_update_vpclmul_avx2:
 	vmovdqu     xmm4, xmmword ptr [rdx]
 	vpshufb     xmm4, xmm4, xmm15
 	vpxor       xmm4, xmm4, xmm8
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x00
+	vmovdqu     xmm7, xmmword ptr [rax]
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x11
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x01
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x01
 	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x10
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x10
 	vpxor       ymm3, ymm3, ymm5
 	add         rdx, 16
 .Lasmgen_ghash_update_vpclmul_avx2_reduce:
@@ -1992,123 +2021,137 @@ asmgen_polyval_update_vpclmul_avx2:
 	/* blocks 2 and 3 times H^30 and H^29 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 32]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 40]
-	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 288], 0x00
-	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 288], 0x11
+	vmovdqu     ymm7, ymmword ptr [rsi + 288]
+	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
 	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 800], 0x00
 	/* blocks 4 and 5 times H^28 and H^27 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 64]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 72]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 320], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 320]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 320], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 832], 0x00
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 6 and 7 times H^26 and H^25 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 96]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 104]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 352], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 352]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 352], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 864], 0x00
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 8 and 9 times H^24 and H^23 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 128]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 136]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 384], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 384]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 384], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 896], 0x00
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 10 and 11 times H^22 and H^21 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 160]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 168]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 416], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 416]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 416], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 928], 0x00
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 12 and 13 times H^20 and H^19 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 192]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 200]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 448], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 448]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 448], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 960], 0x00
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 14 and 15 times H^18 and H^17 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 224]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 232]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 480], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 480]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 480], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 992], 0x00
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 16 and 17 times H^16 and H^15 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 256]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 264]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 512], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 512]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 512], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 768], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 18 and 19 times H^14 and H^13 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 288]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 296]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 544], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 544]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 544], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 800], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 20 and 21 times H^12 and H^11 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 320]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 328]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 576], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 576]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 576], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 832], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 22 and 23 times H^10 and H^9 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 352]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 360]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 608], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 608]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 608], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 864], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 24 and 25 times H^8 and H^7 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 384]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 392]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 640], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 640]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 640], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 896], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 26 and 27 times H^6 and H^5 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 416]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 424]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 672], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 672]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 672], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 928], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 28 and 29 times H^4 and H^3 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 448]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 456]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 704], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 704]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 704], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 960], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -2116,9 +2159,10 @@ asmgen_polyval_update_vpclmul_avx2:
 	vmovdqu     ymm4, ymmword ptr [rdx + 480]
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 736], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 736]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 736], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 992], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -2127,9 +2171,10 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm4, ymm4, ymm0
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 256], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 256]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 256], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 768], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -2163,51 +2208,57 @@ asmgen_polyval_update_vpclmul_avx2:
 	/* blocks 2 and 3 times H^14 and H^13 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 32]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 40]
-	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 544], 0x00
-	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 544], 0x11
+	vmovdqu     ymm7, ymmword ptr [rsi + 544]
+	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
 	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 800], 0x10
 	/* blocks 4 and 5 times H^12 and H^11 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 64]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 72]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 576], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 576]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 576], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 832], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 6 and 7 times H^10 and H^9 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 96]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 104]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 608], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 608]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 608], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 864], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 8 and 9 times H^8 and H^7 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 128]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 136]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 640], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 640]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 640], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 896], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 10 and 11 times H^6 and H^5 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 160]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 168]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 672], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 672]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 672], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 928], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 12 and 13 times H^4 and H^3 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 192]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 200]
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 704], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 704]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 704], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 960], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -2215,9 +2266,10 @@ asmgen_polyval_update_vpclmul_avx2:
 	vmovdqu     ymm4, ymmword ptr [rdx + 224]
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 736], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 736]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 736], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 992], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -2226,9 +2278,10 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm4, ymm4, ymm0
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 512], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 512]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 512], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 768], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -2263,17 +2316,19 @@ asmgen_polyval_update_vpclmul_avx2:
 	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 32], 0x01
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 64], 0x00
-	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 64], 0x11
+	vmovdqu     ymm7, ymmword ptr [rsi + 64]
+	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
 	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 192], 0x00
 	/* blocks 4 and 5 times H^4 and H^3 */
 	vmovdqu     xmm4, xmmword ptr [rdx + 80]
 	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 64], 0x01
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 32]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 160], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -2282,9 +2337,10 @@ asmgen_polyval_update_vpclmul_avx2:
 	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 96], 0x01
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 128], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -2295,9 +2351,10 @@ asmgen_polyval_update_vpclmul_avx2:
 	vinserti128 ymm4, ymm4, xmm5, 0x01
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 96]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 224], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -2361,13 +2418,14 @@ asmgen_polyval_update_vpclmul_avx2:
 .Lasmgen_polyval_update_vpclmul_avx2_single:
 	vmovdqu     xmm4, xmmword ptr [rdx]
 	vpxor       xmm4, xmm4, xmm8
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x00
+	vmovdqu     xmm7, xmmword ptr [rax]
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x11
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x01
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x01
 	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x10
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x10
 	vpxor       ymm3, ymm3, ymm5
 	add         rdx, 16
 .Lasmgen_polyval_update_vpclmul_avx2_reduce:
@@ -2996,8 +3054,9 @@ asmgen_ghash_update_vpclmul_avx512:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 64], 0x00
-	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 64], 0x11
+	vmovdqu     ymm7, ymmword ptr [rsi + 64]
+	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
 	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 192], 0x00
 	/* blocks 4 and 5 times H^4 and H^3 */
 	vmovdqu     xmm4, xmmword ptr [rdx + 80]
@@ -3005,9 +3064,10 @@ asmgen_ghash_update_vpclmul_avx512:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 32]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 160], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -3017,9 +3077,10 @@ asmgen_ghash_update_vpclmul_avx512:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 128], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -3032,9 +3093,10 @@ asmgen_ghash_update_vpclmul_avx512:
 	vinserti128 ymm4, ymm4, xmm5, 0x01
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 96]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 224], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -3100,13 +3162,14 @@ asmgen_ghash_update_vpclmul_avx512:
 	vmovdqu     xmm4, xmmword ptr [rdx]
 	vpshufb     xmm4, xmm4, xmm15
 	vpxor       xmm4, xmm4, xmm8
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x00
+	vmovdqu     xmm7, xmmword ptr [rax]
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x11
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x01
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x01
 	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x10
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x10
 	vpxor       ymm3, ymm3, ymm5
 	add         rdx, 16
 .Lasmgen_ghash_update_vpclmul_avx512_reduce:
@@ -3701,17 +3764,19 @@ asmgen_polyval_update_vpclmul_avx512:
 	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 32], 0x01
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm1, ymm4, ymmword ptr [rsi + 64], 0x00
-	vpclmulqdq  ymm2, ymm4, ymmword ptr [rsi + 64], 0x11
+	vmovdqu     ymm7, ymmword ptr [rsi + 64]
+	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
 	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 192], 0x00
 	/* blocks 4 and 5 times H^4 and H^3 */
 	vmovdqu     xmm4, xmmword ptr [rdx + 80]
 	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 64], 0x01
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 32]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 32], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 160], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -3720,9 +3785,10 @@ asmgen_polyval_update_vpclmul_avx512:
 	vinserti128 ymm4, ymm4, xmmword ptr [rdx + 96], 0x01
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 128], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -3733,9 +3799,10 @@ asmgen_polyval_update_vpclmul_avx512:
 	vinserti128 ymm4, ymm4, xmm5, 0x01
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x00
+	vmovdqu     ymm7, ymmword ptr [rsi + 96]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, ymmword ptr [rsi + 96], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 224], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -3799,13 +3866,14 @@ asmgen_polyval_update_vpclmul_avx512:
 .Lasmgen_polyval_update_vpclmul_avx512_single:
 	vmovdqu     xmm4, xmmword ptr [rdx]
 	vpxor       xmm4, xmm4, xmm8
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x00
+	vmovdqu     xmm7, xmmword ptr [rax]
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x11
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x01
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x01
 	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  xmm5, xmm4, xmmword ptr [rax], 0x10
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x10
 	vpxor       ymm3, ymm3, ymm5
 	add         rdx, 16
 .Lasmgen_polyval_update_vpclmul_avx512_reduce:

@@ -1188,17 +1188,19 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm1, ymm4, yword [rsi + 288], 0x00
-	vpclmulqdq  ymm2, ymm4, yword [rsi + 288], 0x11
+	vmovdqu     ymm7, yword [rsi + 288]
+	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
 	vpclmulqdq  ymm3, ymm6, yword [rsi + 800], 0x00
 	; blocks 4 and 5 times H^28 and H^27
 	vmovdqu     ymm4, yword [rdx + 64]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 320], 0x00
+	vmovdqu     ymm7, yword [rsi + 320]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 320], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 832], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -1207,9 +1209,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 352], 0x00
+	vmovdqu     ymm7, yword [rsi + 352]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 352], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 864], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -1218,9 +1221,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 384], 0x00
+	vmovdqu     ymm7, yword [rsi + 384]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 384], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 896], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -1229,9 +1233,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 416], 0x00
+	vmovdqu     ymm7, yword [rsi + 416]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 416], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 928], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -1240,9 +1245,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 448], 0x00
+	vmovdqu     ymm7, yword [rsi + 448]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 448], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 960], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -1251,9 +1257,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 480], 0x00
+	vmovdqu     ymm7, yword [rsi + 480]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 480], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 992], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -1262,9 +1269,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 512], 0x00
+	vmovdqu     ymm7, yword [rsi + 512]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 512], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 768], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1273,9 +1281,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 544], 0x00
+	vmovdqu     ymm7, yword [rsi + 544]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 544], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 800], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1284,9 +1293,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 576], 0x00
+	vmovdqu     ymm7, yword [rsi + 576]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 576], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 832], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1295,9 +1305,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 608], 0x00
+	vmovdqu     ymm7, yword [rsi + 608]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 608], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 864], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1306,9 +1317,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 640], 0x00
+	vmovdqu     ymm7, yword [rsi + 640]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 640], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 896], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1317,9 +1329,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 672], 0x00
+	vmovdqu     ymm7, yword [rsi + 672]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 672], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 928], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1328,9 +1341,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 704], 0x00
+	vmovdqu     ymm7, yword [rsi + 704]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 704], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 960], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1339,9 +1353,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 736], 0x00
+	vmovdqu     ymm7, yword [rsi + 736]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 736], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 992], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1351,9 +1366,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       ymm4, ymm4, ymm0
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 256], 0x00
+	vmovdqu     ymm7, yword [rsi + 256]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 256], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 768], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -1389,17 +1405,19 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm1, ymm4, yword [rsi + 544], 0x00
-	vpclmulqdq  ymm2, ymm4, yword [rsi + 544], 0x11
+	vmovdqu     ymm7, yword [rsi + 544]
+	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
 	vpclmulqdq  ymm3, ymm6, yword [rsi + 800], 0x10
 	; blocks 4 and 5 times H^12 and H^11
 	vmovdqu     ymm4, yword [rdx + 64]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 576], 0x00
+	vmovdqu     ymm7, yword [rsi + 576]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 576], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 832], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1408,9 +1426,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 608], 0x00
+	vmovdqu     ymm7, yword [rsi + 608]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 608], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 864], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1419,9 +1438,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 640], 0x00
+	vmovdqu     ymm7, yword [rsi + 640]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 640], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 896], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1430,9 +1450,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 672], 0x00
+	vmovdqu     ymm7, yword [rsi + 672]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 672], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 928], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1441,9 +1462,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 704], 0x00
+	vmovdqu     ymm7, yword [rsi + 704]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 704], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 960], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1452,9 +1474,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 736], 0x00
+	vmovdqu     ymm7, yword [rsi + 736]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 736], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 992], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1464,9 +1487,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       ymm4, ymm4, ymm0
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 512], 0x00
+	vmovdqu     ymm7, yword [rsi + 512]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 512], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 768], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -1502,8 +1526,9 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm1, ymm4, yword [rsi + 64], 0x00
-	vpclmulqdq  ymm2, ymm4, yword [rsi + 64], 0x11
+	vmovdqu     ymm7, yword [rsi + 64]
+	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
 	vpclmulqdq  ymm3, ymm6, yword [rsi + 192], 0x00
 	; blocks 4 and 5 times H^4 and H^3
 	vmovdqu     xmm4, oword [rdx + 80]
@@ -1511,9 +1536,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 32], 0x00
+	vmovdqu     ymm7, yword [rsi + 32]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 32], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 160], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -1523,9 +1549,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi], 0x00
+	vmovdqu     ymm7, yword [rsi]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 128], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -1538,9 +1565,10 @@ asmgen_ghash_update_vpclmul_avx2:
 	vinserti128 ymm4, ymm4, xmm5, 0x01
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 96], 0x00
+	vmovdqu     ymm7, yword [rsi + 96]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 96], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 224], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -1606,13 +1634,14 @@ asmgen_ghash_update_vpclmul_avx2:
 	vmovdqu     xmm4, oword [rdx]
 	vpshufb     xmm4, xmm4, xmm15
 	vpxor       xmm4, xmm4, xmm8
-	vpclmulqdq  xmm5, xmm4, oword [rax], 0x00
+	vmovdqu     xmm7, oword [rax]
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  xmm5, xmm4, oword [rax], 0x11
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  xmm5, xmm4, oword [rax], 0x01
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x01
 	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  xmm5, xmm4, oword [rax], 0x10
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x10
 	vpxor       ymm3, ymm3, ymm5
 	add         rdx, 16
 .asmgen_ghash_update_vpclmul_avx2_reduce:
@@ -1957,123 +1986,137 @@ asmgen_polyval_update_vpclmul_avx2:
 	; blocks 2 and 3 times H^30 and H^29
 	vmovdqu     ymm4, yword [rdx + 32]
 	vpxor       ymm6, ymm4, yword [rdx + 40]
-	vpclmulqdq  ymm1, ymm4, yword [rsi + 288], 0x00
-	vpclmulqdq  ymm2, ymm4, yword [rsi + 288], 0x11
+	vmovdqu     ymm7, yword [rsi + 288]
+	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
 	vpclmulqdq  ymm3, ymm6, yword [rsi + 800], 0x00
 	; blocks 4 and 5 times H^28 and H^27
 	vmovdqu     ymm4, yword [rdx + 64]
 	vpxor       ymm6, ymm4, yword [rdx + 72]
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 320], 0x00
+	vmovdqu     ymm7, yword [rsi + 320]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 320], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 832], 0x00
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 6 and 7 times H^26 and H^25
 	vmovdqu     ymm4, yword [rdx + 96]
 	vpxor       ymm6, ymm4, yword [rdx + 104]
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 352], 0x00
+	vmovdqu     ymm7, yword [rsi + 352]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 352], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 864], 0x00
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 8 and 9 times H^24 and H^23
 	vmovdqu     ymm4, yword [rdx + 128]
 	vpxor       ymm6, ymm4, yword [rdx + 136]
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 384], 0x00
+	vmovdqu     ymm7, yword [rsi + 384]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 384], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 896], 0x00
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 10 and 11 times H^22 and H^21
 	vmovdqu     ymm4, yword [rdx + 160]
 	vpxor       ymm6, ymm4, yword [rdx + 168]
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 416], 0x00
+	vmovdqu     ymm7, yword [rsi + 416]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 416], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 928], 0x00
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 12 and 13 times H^20 and H^19
 	vmovdqu     ymm4, yword [rdx + 192]
 	vpxor       ymm6, ymm4, yword [rdx + 200]
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 448], 0x00
+	vmovdqu     ymm7, yword [rsi + 448]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 448], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 960], 0x00
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 14 and 15 times H^18 and H^17
 	vmovdqu     ymm4, yword [rdx + 224]
 	vpxor       ymm6, ymm4, yword [rdx + 232]
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 480], 0x00
+	vmovdqu     ymm7, yword [rsi + 480]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 480], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 992], 0x00
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 16 and 17 times H^16 and H^15
 	vmovdqu     ymm4, yword [rdx + 256]
 	vpxor       ymm6, ymm4, yword [rdx + 264]
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 512], 0x00
+	vmovdqu     ymm7, yword [rsi + 512]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 512], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 768], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 18 and 19 times H^14 and H^13
 	vmovdqu     ymm4, yword [rdx + 288]
 	vpxor       ymm6, ymm4, yword [rdx + 296]
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 544], 0x00
+	vmovdqu     ymm7, yword [rsi + 544]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 544], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 800], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 20 and 21 times H^12 and H^11
 	vmovdqu     ymm4, yword [rdx + 320]
 	vpxor       ymm6, ymm4, yword [rdx + 328]
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 576], 0x00
+	vmovdqu     ymm7, yword [rsi + 576]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 576], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 832], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 22 and 23 times H^10 and H^9
 	vmovdqu     ymm4, yword [rdx + 352]
 	vpxor       ymm6, ymm4, yword [rdx + 360]
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 608], 0x00
+	vmovdqu     ymm7, yword [rsi + 608]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 608], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 864], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 24 and 25 times H^8 and H^7
 	vmovdqu     ymm4, yword [rdx + 384]
 	vpxor       ymm6, ymm4, yword [rdx + 392]
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 640], 0x00
+	vmovdqu     ymm7, yword [rsi + 640]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 640], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 896], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 26 and 27 times H^6 and H^5
 	vmovdqu     ymm4, yword [rdx + 416]
 	vpxor       ymm6, ymm4, yword [rdx + 424]
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 672], 0x00
+	vmovdqu     ymm7, yword [rsi + 672]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 672], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 928], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 28 and 29 times H^4 and H^3
 	vmovdqu     ymm4, yword [rdx + 448]
 	vpxor       ymm6, ymm4, yword [rdx + 456]
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 704], 0x00
+	vmovdqu     ymm7, yword [rsi + 704]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 704], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 960], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -2081,9 +2124,10 @@ asmgen_polyval_update_vpclmul_avx2:
 	vmovdqu     ymm4, yword [rdx + 480]
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 736], 0x00
+	vmovdqu     ymm7, yword [rsi + 736]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 736], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 992], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -2092,9 +2136,10 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm4, ymm4, ymm0
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 256], 0x00
+	vmovdqu     ymm7, yword [rsi + 256]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 256], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 768], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -2128,51 +2173,57 @@ asmgen_polyval_update_vpclmul_avx2:
 	; blocks 2 and 3 times H^14 and H^13
 	vmovdqu     ymm4, yword [rdx + 32]
 	vpxor       ymm6, ymm4, yword [rdx + 40]
-	vpclmulqdq  ymm1, ymm4, yword [rsi + 544], 0x00
-	vpclmulqdq  ymm2, ymm4, yword [rsi + 544], 0x11
+	vmovdqu     ymm7, yword [rsi + 544]
+	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
 	vpclmulqdq  ymm3, ymm6, yword [rsi + 800], 0x10
 	; blocks 4 and 5 times H^12 and H^11
 	vmovdqu     ymm4, yword [rdx + 64]
 	vpxor       ymm6, ymm4, yword [rdx + 72]
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 576], 0x00
+	vmovdqu     ymm7, yword [rsi + 576]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 576], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 832], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 6 and 7 times H^10 and H^9
 	vmovdqu     ymm4, yword [rdx + 96]
 	vpxor       ymm6, ymm4, yword [rdx + 104]
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 608], 0x00
+	vmovdqu     ymm7, yword [rsi + 608]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 608], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 864], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 8 and 9 times H^8 and H^7
 	vmovdqu     ymm4, yword [rdx + 128]
 	vpxor       ymm6, ymm4, yword [rdx + 136]
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 640], 0x00
+	vmovdqu     ymm7, yword [rsi + 640]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 640], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 896], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 10 and 11 times H^6 and H^5
 	vmovdqu     ymm4, yword [rdx + 160]
 	vpxor       ymm6, ymm4, yword [rdx + 168]
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 672], 0x00
+	vmovdqu     ymm7, yword [rsi + 672]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 672], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 928], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 12 and 13 times H^4 and H^3
 	vmovdqu     ymm4, yword [rdx + 192]
 	vpxor       ymm6, ymm4, yword [rdx + 200]
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 704], 0x00
+	vmovdqu     ymm7, yword [rsi + 704]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 704], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 960], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -2180,9 +2231,10 @@ asmgen_polyval_update_vpclmul_avx2:
 	vmovdqu     ymm4, yword [rdx + 224]
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 736], 0x00
+	vmovdqu     ymm7, yword [rsi + 736]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 736], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 992], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -2191,9 +2243,10 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm4, ymm4, ymm0
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 512], 0x00
+	vmovdqu     ymm7, yword [rsi + 512]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 512], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 768], 0x10
 	vpxor       ymm3, ymm3, ymm5
@@ -2228,17 +2281,19 @@ asmgen_polyval_update_vpclmul_avx2:
 	vinserti128 ymm4, ymm4, oword [rdx + 32], 0x01
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm1, ymm4, yword [rsi + 64], 0x00
-	vpclmulqdq  ymm2, ymm4, yword [rsi + 64], 0x11
+	vmovdqu     ymm7, yword [rsi + 64]
+	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
 	vpclmulqdq  ymm3, ymm6, yword [rsi + 192], 0x00
 	; blocks 4 and 5 times H^4 and H^3
 	vmovdqu     xmm4, oword [rdx + 80]
 	vinserti128 ymm4, ymm4, oword [rdx + 64], 0x01
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 32], 0x00
+	vmovdqu     ymm7, yword [rsi + 32]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 32], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 160], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -2247,9 +2302,10 @@ asmgen_polyval_update_vpclmul_avx2:
 	vinserti128 ymm4, ymm4, oword [rdx + 96], 0x01
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi], 0x00
+	vmovdqu     ymm7, yword [rsi]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 128], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -2260,9 +2316,10 @@ asmgen_polyval_update_vpclmul_avx2:
 	vinserti128 ymm4, ymm4, xmm5, 0x01
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 96], 0x00
+	vmovdqu     ymm7, yword [rsi + 96]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 96], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 224], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -2326,13 +2383,14 @@ asmgen_polyval_update_vpclmul_avx2:
 .asmgen_polyval_update_vpclmul_avx2_single:
 	vmovdqu     xmm4, oword [rdx]
 	vpxor       xmm4, xmm4, xmm8
-	vpclmulqdq  xmm5, xmm4, oword [rax], 0x00
+	vmovdqu     xmm7, oword [rax]
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  xmm5, xmm4, oword [rax], 0x11
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  xmm5, xmm4, oword [rax], 0x01
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x01
 	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  xmm5, xmm4, oword [rax], 0x10
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x10
 	vpxor       ymm3, ymm3, ymm5
 	add         rdx, 16
 .asmgen_polyval_update_vpclmul_avx2_reduce:
@@ -2953,8 +3011,9 @@ asmgen_ghash_update_vpclmul_avx512:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm1, ymm4, yword [rsi + 64], 0x00
-	vpclmulqdq  ymm2, ymm4, yword [rsi + 64], 0x11
+	vmovdqu     ymm7, yword [rsi + 64]
+	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
 	vpclmulqdq  ymm3, ymm6, yword [rsi + 192], 0x00
 	; blocks 4 and 5 times H^4 and H^3
 	vmovdqu     xmm4, oword [rdx + 80]
@@ -2962,9 +3021,10 @@ asmgen_ghash_update_vpclmul_avx512:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 32], 0x00
+	vmovdqu     ymm7, yword [rsi + 32]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 32], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 160], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -2974,9 +3034,10 @@ asmgen_ghash_update_vpclmul_avx512:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi], 0x00
+	vmovdqu     ymm7, yword [rsi]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 128], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -2989,9 +3050,10 @@ asmgen_ghash_update_vpclmul_avx512:
 	vinserti128 ymm4, ymm4, xmm5, 0x01
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 96], 0x00
+	vmovdqu     ymm7, yword [rsi + 96]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 96], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 224], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -3057,13 +3119,14 @@ asmgen_ghash_update_vpclmul_avx512:
 	vmovdqu     xmm4, oword [rdx]
 	vpshufb     xmm4, xmm4, xmm15
 	vpxor       xmm4, xmm4, xmm8
-	vpclmulqdq  xmm5, xmm4, oword [rax], 0x00
+	vmovdqu     xmm7, oword [rax]
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  xmm5, xmm4, oword [rax], 0x11
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  xmm5, xmm4, oword [rax], 0x01
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x01
 	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  xmm5, xmm4, oword [rax], 0x10
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x10
 	vpxor       ymm3, ymm3, ymm5
 	add         rdx, 16
 .asmgen_ghash_update_vpclmul_avx512_reduce:
@@ -3650,17 +3713,19 @@ asmgen_polyval_update_vpclmul_avx512:
 	vinserti128 ymm4, ymm4, oword [rdx + 32], 0x01
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm1, ymm4, yword [rsi + 64], 0x00
-	vpclmulqdq  ymm2, ymm4, yword [rsi + 64], 0x11
+	vmovdqu     ymm7, yword [rsi + 64]
+	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
 	vpclmulqdq  ymm3, ymm6, yword [rsi + 192], 0x00
 	; blocks 4 and 5 times H^4 and H^3
 	vmovdqu     xmm4, oword [rdx + 80]
 	vinserti128 ymm4, ymm4, oword [rdx + 64], 0x01
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 32], 0x00
+	vmovdqu     ymm7, yword [rsi + 32]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 32], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 160], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -3669,9 +3734,10 @@ asmgen_polyval_update_vpclmul_avx512:
 	vinserti128 ymm4, ymm4, oword [rdx + 96], 0x01
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi], 0x00
+	vmovdqu     ymm7, yword [rsi]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 128], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -3682,9 +3748,10 @@ asmgen_polyval_update_vpclmul_avx512:
 	vinserti128 ymm4, ymm4, xmm5, 0x01
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 96], 0x00
+	vmovdqu     ymm7, yword [rsi + 96]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  ymm5, ymm4, yword [rsi + 96], 0x11
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
 	vpclmulqdq  ymm5, ymm6, yword [rsi + 224], 0x00
 	vpxor       ymm3, ymm3, ymm5
@@ -3748,13 +3815,14 @@ asmgen_polyval_update_vpclmul_avx512:
 .asmgen_polyval_update_vpclmul_avx512_single:
 	vmovdqu     xmm4, oword [rdx]
 	vpxor       xmm4, xmm4, xmm8
-	vpclmulqdq  xmm5, xmm4, oword [rax], 0x00
+	vmovdqu     xmm7, oword [rax]
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
-	vpclmulqdq  xmm5, xmm4, oword [rax], 0x11
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  xmm5, xmm4, oword [rax], 0x01
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x01
 	vpxor       ymm3, ymm3, ymm5
-	vpclmulqdq  xmm5, xmm4, oword [rax], 0x10
+	vpclmulqdq  xmm5, xmm4, xmm7, 0x10
 	vpxor       ymm3, ymm3, ymm5
 	add         rdx, 16
 .asmgen_polyval_update_vpclmul_avx512_reduce:
