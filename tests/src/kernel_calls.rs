@@ -4,6 +4,7 @@
 //! each kernel of each set (setup roles first) with every block count.
 
 use crate::Rng;
+use asmgen_kernels::ghash::KEY_TABLE_BYTES;
 
 /// The block counts every bulk kernel is called with: none, one, and enough for the wide loops and a tail.
 pub const COUNTS: [usize; 5] = [0, 1, 3, 8, 17];
@@ -87,7 +88,7 @@ pub struct Buffers {
     rk: Box<[[u8; 128]; 2]>,
     key: [u8; 16],
     h: [u8; 16],
-    tables: Box<[[u8; 1024]; 2]>,
+    tables: Box<[[u8; KEY_TABLE_BYTES]; 2]>,
     src: Vec<u8>,
     dst: Vec<u8>,
     state: Box<[[u8; 64]; 2]>,
@@ -100,7 +101,7 @@ impl Buffers {
             rk: Box::new([[0; 128]; 2]),
             key: rng.block(),
             h: rng.block(),
-            tables: Box::new([[0; 1024]; 2]),
+            tables: Box::new([[0; KEY_TABLE_BYTES]; 2]),
             // One block more, for the XTS unit kernels' tails.
             src: vec![0; (BUFFER_BLOCKS + 1) * 16],
             dst: vec![0; (BUFFER_BLOCKS + 1) * 16],
@@ -187,8 +188,8 @@ pub fn sweep_counts(
     // The arguments reached the kernels: the key schedule and the init kernels wrote their outputs.
     let ran = |role: &str| kernels.iter().any(|k| k.role == role);
     assert!(!ran("expand_key") || bufs.rk[0] != [0; 128], "expand_key wrote no round keys");
-    assert!(!ran("ghash_init") || bufs.tables[0] != [0; 1024], "ghash_init wrote no key table");
-    assert!(!ran("polyval_init") || bufs.tables[1] != [0; 1024], "polyval_init wrote no key table");
+    assert!(!ran("ghash_init") || bufs.tables[0] != [0; KEY_TABLE_BYTES], "ghash_init wrote no key table");
+    assert!(!ran("polyval_init") || bufs.tables[1] != [0; KEY_TABLE_BYTES], "polyval_init wrote no key table");
     failures
 }
 

@@ -174,3 +174,16 @@ pub fn set_fixed_kernels<I: asmgen::Isa>(
         crate::Fixed::Xts(_) | crate::Fixed::Ctr(_) => Ok(Vec::new()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// The constant-time checker (in `asmgen`, which cannot see this crate) maps as many bytes for a key table
+    /// as the kernels may read.
+    #[test]
+    fn the_ct_checker_maps_the_whole_key_table() {
+        for name in ["table", "htable"] {
+            let (_, _, bytes) = asmgen::sem::ct::PARAMS.iter().find(|p| p.0 == name).expect("a key-table parameter");
+            assert_eq!(*bytes, super::KEY_TABLE_BYTES, "{name}");
+        }
+    }
+}

@@ -15,6 +15,9 @@ use zeroize::Zeroize;
 /// Size of the key table a backend may fill (powers of H and their Karatsuba half-sums: 256 bytes common to
 /// every backend, 1 KiB for the x86_64 ymm set's H^1..H^32).
 const TABLE_BYTES: usize = 1024;
+// The kernels' own figure, where this build has the kernels crate (the JIT, the interpreter).
+#[cfg(any(feature = "jit", feature = "interp"))]
+const _: () = assert!(TABLE_BYTES == asmgen_kernels::ghash::KEY_TABLE_BYTES);
 
 /// The key table, as 16-byte words so that zeroising it takes 64 stores, not 1024 (16-byte aligned: with 64,
 /// an `Arc` would put 48 bytes of padding nobody writes before it, and the bench could tell no difference

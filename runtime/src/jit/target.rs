@@ -233,7 +233,7 @@ mod tests {
                     let n: usize = k.name.rsplit_once("_n").unwrap().1.parse().unwrap();
                     let (fixed, general) = (jit.entry(&k.name).unwrap(), general(set.name, &k.role).cast::<u8>());
                     let mut input = vec![0u8; 16 * n];
-                    let mut key = [0u8; 1024];
+                    let mut key = [0u8; asmgen_kernels::ghash::KEY_TABLE_BYTES];
                     let mut state = [0u8; 16];
                     rand(&mut seed, &mut input);
                     rand(&mut seed, &mut key);
@@ -241,7 +241,7 @@ mod tests {
                     let (mut out_f, mut out_g) = (vec![0u8; 16 * n], vec![0u8; 16 * n]);
                     let (mut st_f, mut st_g) = (state, state);
                     // SAFETY: the functions have the C signature of their kind (same description); buffers of
-                    // `n` blocks, 16-byte states, round keys or a key table of at most 1024 bytes.
+                    // `n` blocks, 16-byte states, round keys (128 bytes) or a key table.
                     unsafe {
                         if k.listing == "ghash" {
                             let (f, g) = (
