@@ -127,8 +127,16 @@ fn from_roles(name: &'static str, available: bool, entry: &dyn Fn(&str) -> Optio
     })
 }
 
-/// The roles of [`Sm4Kernels::xts_unit`], in its order.
+/// The roles of [`Sm4Kernels::xts_unit`], in its order: index `decrypt + 2 * gb`.
 const XTS_UNIT_ROLES: [&str; 4] = ["xts_unit_enc_ieee", "xts_unit_dec_ieee", "xts_unit_enc_gb", "xts_unit_dec_gb"];
+
+#[cfg(all(test, any(feature = "jit", feature = "interp")))]
+#[test]
+fn xts_unit_roles_are_the_kernels_roles_in_the_index_order() {
+    for (i, name) in XTS_UNIT_ROLES.iter().enumerate() {
+        assert_eq!(*name, asmgen_kernels::role::Role::xts_unit(i % 2 == 1, i >= 2).name());
+    }
+}
 
 /// The unit kernels of `k`: its own, or, for a JIT set that left them to their first use, those of
 /// [`crate::jit::Jit::deferred`] (assembled on the first call in the process).
