@@ -7,14 +7,13 @@
 //! The loop absorbs 32 blocks per reduction, then one batch of 16 on the lower powers: no key is computed
 //! or permuted per call. POLYVAL takes most pairs' half-sums with one `vpxor` against the data 8 bytes on
 //! (no shuffle). Each key pair is loaded once into a register for its two products. Products are Karatsuba,
-//! three `vpclmulqdq` per pair: the cores measured here are
-//! bound on `vpclmulqdq` (schoolbook's four were 25% slower). The pairs that do not depend on the state are
-//! multiplied before the pair that does, so the out-of-order core overlaps them with the previous batch's
-//! reduction; lanes are added before the xmm Montgomery reduction. Then one batch of 8 against the common
-//! table (each pair loaded lane-swapped, `[X_2j+1, X_2j]`, so the table's `[H^p-1, H^p]` are its key: the
-//! zmm set, whose init fills only the common part, runs this code for what its loops leave),
-//! then the tail (k < 8 blocks) in pairs against `[H^k, H^k-1]` (schoolbook: no half-sums to load), at most
-//! one block on xmm, one reduction.
+//! three `vpclmulqdq` per pair: the cores measured here are bound on `vpclmulqdq` (schoolbook's four were 25%
+//! slower). The pairs that do not depend on the state are multiplied before the pair that does, so the
+//! out-of-order core overlaps them with the previous batch's reduction; lanes are added before the xmm
+//! Montgomery reduction. Then one batch of 8 against the common table (each pair loaded lane-swapped,
+//! `[X_2j+1, X_2j]`, so the table's `[H^p-1, H^p]` are its key: the zmm set, whose init fills only the common
+//! part, runs this code for what its loops leave), then the tail (k < 8 blocks) in pairs against `[H^k,
+//! H^k-1]` (schoolbook: no half-sums to load), at most one block on xmm, one reduction.
 
 use super::x86_64::{fold, Poly, Reduction};
 use super::{ext_h_offset, ext_hk, h_offset, hk_offset, Flavour, AGGREGATE, BYTE_REVERSE, EXT_POWERS, POLY};
