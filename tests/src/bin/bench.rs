@@ -1,12 +1,13 @@
 //! `cargo xtask bench`: throughput of asmgen's kernels beside the peers, in one run.
 //!
-//! Method: each (implementation, message size) is timed over batches of messages lasting at least 20 ms;
-//! the median of 9 batches is reported as MB/s (10^6 bytes per second) and cycles per byte. Cycles are core
-//! cycles: the core clock is calibrated first by timing a chain of dependent 1-cycle `add` instructions
-//! (x86_64), so turbo and TSC frequency do not distort c/B. Every message is processed from a keyed state
-//! (key setup excluded; libgcrypt's per-message reset/IV/tag is included, as an application pays it); the
-//! hashes start each message as their API starts the next one under the same key (`finalize_reset`, or a
-//! clone of the keyed state where the crate has no `Reset`).
+//! Method: each (implementation, message size) is timed over batches of messages lasting at least 20 ms, the
+//! implementations' batches taken in turn (one of each, then the next of each, so that a slow spell of the
+//! machine falls on all of them); the median of 9 batches is reported as MB/s (10^6 bytes per second) and
+//! cycles per byte. Cycles are core cycles: the core clock is calibrated first by timing a chain of dependent
+//! 1-cycle `add` instructions (x86_64), so turbo and TSC frequency do not distort c/B. Every message is
+//! processed from a keyed state (key setup excluded; libgcrypt's per-message reset/IV/tag is included, as an
+//! application pays it); the hashes start each message as their API starts the next one under the same key
+//! (`finalize_reset`, or a clone of the keyed state where the crate has no `Reset`).
 //!
 //! Peers: RustCrypto crates (linked), libgcrypt through its C API and OpenSSL's libcrypto through EVP (both
 //! loaded at run time, so a machine without them reports the peer as missing, "n/a", with the command that
@@ -41,8 +42,8 @@ struct Missing {
     install: &'static str,
 }
 
-fn ns_per_byte(c: &mut Contender, msg: &[u8]) -> f64 {
-    // Warm up and size the batch.
+/// Warms `c` up on `msg` and returns how many messages make a batch of at least [`SAMPLE_TIME`].
+fn batch_size(c: &mut Contender, msg: &[u8]) -> usize {
     let mut n = 1usize;
     loop {
         let t = Instant::now();
@@ -50,22 +51,39 @@ fn ns_per_byte(c: &mut Contender, msg: &[u8]) -> f64 {
             black_box((c.run)(black_box(msg)));
         }
         if t.elapsed() >= SAMPLE_TIME / 4 {
-            break;
+            return n * 4;
         }
         n *= 2;
     }
-    n *= 4;
-    let mut samples: Vec<f64> = (0..SAMPLES)
-        .map(|_| {
-            let t = Instant::now();
-            for _ in 0..n {
-                black_box((c.run)(black_box(msg)));
-            }
-            t.elapsed().as_nanos() as f64 / (n * msg.len()) as f64
+}
+
+/// Nanoseconds per byte of one batch of `n` messages.
+fn batch_ns_per_byte(c: &mut Contender, msg: &[u8], n: usize) -> f64 {
+    let t = Instant::now();
+    for _ in 0..n {
+        black_box((c.run)(black_box(msg)));
+    }
+    t.elapsed().as_nanos() as f64 / (n * msg.len()) as f64
+}
+
+/// Nanoseconds per byte of each contender on `msg`: the median of [`SAMPLES`] batches, the contenders' batches
+/// taken in turn (one of each, then the next of each), so that a slow spell of the machine falls on all of
+/// them rather than on whichever was running.
+fn ns_per_byte(cs: &mut [Contender], msg: &[u8]) -> Vec<f64> {
+    let sizes: Vec<usize> = cs.iter_mut().map(|c| batch_size(c, msg)).collect();
+    let mut samples = vec![Vec::with_capacity(SAMPLES); cs.len()];
+    for _ in 0..SAMPLES {
+        for ((c, &n), s) in cs.iter_mut().zip(&sizes).zip(&mut samples) {
+            s.push(batch_ns_per_byte(c, msg, n));
+        }
+    }
+    samples
+        .into_iter()
+        .map(|mut s| {
+            s.sort_by(|a, b| a.partial_cmp(b).unwrap());
+            s[SAMPLES / 2]
         })
-        .collect();
-    samples.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    samples[SAMPLES / 2]
+        .collect()
 }
 
 /// Core clock in GHz, from a chain of dependent register-register adds (one cycle each on every x86_64 core;
@@ -838,7 +856,7 @@ fn family(kind: &str, mode: Option<i32>, decrypt: bool, libs: Libs, msg: &[u8], 
     }
     let mut table: Vec<Vec<f64>> = Vec::new();
     for &size in &SIZES {
-        table.push(cs.iter_mut().map(|c| ns_per_byte(c, &msg[..size])).collect());
+        table.push(ns_per_byte(&mut cs, &msg[..size]));
     }
     for (ci, c) in cs.iter().enumerate() {
         println!("[{}] {}{}", ci + 1, c.name, if c.ours { "" } else { " (peer)" });
@@ -928,7 +946,10 @@ fn main() {
         Some(g) => println!("core clock: {g:.2} GHz (calibrated: chain of dependent register adds); c/B = ns/B x GHz"),
         None => println!("core clock: not calibrated on this architecture; c/B not reported"),
     }
-    figures.method = format!("median of {SAMPLES} batches of >= {} ms each; MB = 10^6 bytes", SAMPLE_TIME.as_millis());
+    figures.method = format!(
+        "median of {SAMPLES} batches of >= {} ms each, the contenders' batches in turn; MB = 10^6 bytes",
+        SAMPLE_TIME.as_millis()
+    );
     println!("method: {}", figures.method);
     if filter.as_deref().is_none_or(|f| "jit".starts_with(&f.to_ascii_lowercase())) {
         jit_report();
