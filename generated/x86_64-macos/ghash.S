@@ -1040,6 +1040,8 @@ _asmgen_ghash_update_vpclmul_avx2:
 	vbroadcasti128 ymm15, xmmword ptr [rip + Lconst_byte_reverse]
 	vmovdqu     xmm0, xmmword ptr [rdi]
 	vpshufb     xmm0, xmm0, xmm15
+	cmp         rcx, 1
+	jz          Lasmgen_ghash_update_vpclmul_avx2_one
 	cmp         rcx, 32
 	jb          Lasmgen_ghash_update_vpclmul_avx2_batch16
 	.p2align 4
@@ -1524,6 +1526,33 @@ Lasmgen_ghash_update_vpclmul_avx2_reduce:
 	vpxor       xmm1, xmm1, xmm5
 	vpxor       xmm0, xmm1, xmm2
 Lasmgen_ghash_update_vpclmul_avx2_done:
+	jmp         Lasmgen_ghash_update_vpclmul_avx2_store
+
+Lasmgen_ghash_update_vpclmul_avx2_one:
+	/* One block: (S + X) * H on xmm (Karatsuba), one reduction. */
+	vmovdqu     xmm4, xmmword ptr [rdx]
+	vpshufb     xmm4, xmm4, xmm15
+	vpxor       xmm4, xmm4, xmm0
+	vmovdqu     xmm7, xmmword ptr [rsi]
+	vpclmulqdq  xmm1, xmm4, xmm7, 0x00
+	vpclmulqdq  xmm2, xmm4, xmm7, 0x11
+	vpshufd     xmm6, xmm4, 0x4e
+	vpxor       xmm6, xmm6, xmm4
+	vpclmulqdq  xmm3, xmm6, xmmword ptr [rsi + 128], 0x00
+	vpxor       xmm3, xmm3, xmm1
+	vpxor       xmm3, xmm3, xmm2
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + Lconst_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + Lconst_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+Lasmgen_ghash_update_vpclmul_avx2_store:
 	vpshufb     xmm0, xmm0, xmm15
 	vmovdqu     xmmword ptr [rdi], xmm0
 	vzeroupper
@@ -1797,6 +1826,8 @@ _asmgen_polyval_update_vpclmul_avx2:
 	.cfi_startproc
 	endbr64     	# indirect-branch landing pad (CET IBT)
 	vmovdqu     xmm0, xmmword ptr [rdi]
+	cmp         rcx, 1
+	jz          Lasmgen_polyval_update_vpclmul_avx2_one
 	cmp         rcx, 32
 	jb          Lasmgen_polyval_update_vpclmul_avx2_batch16
 	.p2align 4
@@ -2230,6 +2261,32 @@ Lasmgen_polyval_update_vpclmul_avx2_reduce:
 	vpxor       xmm1, xmm1, xmm5
 	vpxor       xmm0, xmm1, xmm2
 Lasmgen_polyval_update_vpclmul_avx2_done:
+	jmp         Lasmgen_polyval_update_vpclmul_avx2_store
+
+Lasmgen_polyval_update_vpclmul_avx2_one:
+	/* One block: (S + X) * H on xmm (Karatsuba), one reduction. */
+	vmovdqu     xmm4, xmmword ptr [rdx]
+	vpxor       xmm4, xmm4, xmm0
+	vmovdqu     xmm7, xmmword ptr [rsi]
+	vpclmulqdq  xmm1, xmm4, xmm7, 0x00
+	vpclmulqdq  xmm2, xmm4, xmm7, 0x11
+	vpshufd     xmm6, xmm4, 0x4e
+	vpxor       xmm6, xmm6, xmm4
+	vpclmulqdq  xmm3, xmm6, xmmword ptr [rsi + 128], 0x00
+	vpxor       xmm3, xmm3, xmm1
+	vpxor       xmm3, xmm3, xmm2
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + Lconst_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + Lconst_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+Lasmgen_polyval_update_vpclmul_avx2_store:
 	vmovdqu     xmmword ptr [rdi], xmm0
 	vzeroupper
 	ret

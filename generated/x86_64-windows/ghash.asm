@@ -1179,6 +1179,8 @@ asmgen_ghash_update_vpclmul_avx2:
 	vbroadcasti128 ymm15, oword [rel const_byte_reverse]
 	vmovdqu     xmm0, oword [rdi]
 	vpshufb     xmm0, xmm0, xmm15
+	cmp         rcx, 1
+	jz          near .asmgen_ghash_update_vpclmul_avx2_one
 	cmp         rcx, 32
 	jb          near .asmgen_ghash_update_vpclmul_avx2_batch16
 	align 16
@@ -1663,6 +1665,33 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       xmm1, xmm1, xmm5
 	vpxor       xmm0, xmm1, xmm2
 .asmgen_ghash_update_vpclmul_avx2_done:
+	jmp         short .asmgen_ghash_update_vpclmul_avx2_store
+
+.asmgen_ghash_update_vpclmul_avx2_one:
+	; One block: (S + X) * H on xmm (Karatsuba), one reduction.
+	vmovdqu     xmm4, oword [rdx]
+	vpshufb     xmm4, xmm4, xmm15
+	vpxor       xmm4, xmm4, xmm0
+	vmovdqu     xmm7, oword [rsi]
+	vpclmulqdq  xmm1, xmm4, xmm7, 0x00
+	vpclmulqdq  xmm2, xmm4, xmm7, 0x11
+	vpshufd     xmm6, xmm4, 0x4e
+	vpxor       xmm6, xmm6, xmm4
+	vpclmulqdq  xmm3, xmm6, oword [rsi + 128], 0x00
+	vpxor       xmm3, xmm3, xmm1
+	vpxor       xmm3, xmm3, xmm2
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+.asmgen_ghash_update_vpclmul_avx2_store:
 	vpshufb     xmm0, xmm0, xmm15
 	vmovdqu     oword [rdi], xmm0
 	vzeroupper
@@ -1979,6 +2008,8 @@ asmgen_polyval_update_vpclmul_avx2:
 	mov         rdx, r8
 	mov         rcx, r9
 	vmovdqu     xmm0, oword [rdi]
+	cmp         rcx, 1
+	jz          near .asmgen_polyval_update_vpclmul_avx2_one
 	cmp         rcx, 32
 	jb          near .asmgen_polyval_update_vpclmul_avx2_batch16
 	align 16
@@ -2412,6 +2443,32 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       xmm1, xmm1, xmm5
 	vpxor       xmm0, xmm1, xmm2
 .asmgen_polyval_update_vpclmul_avx2_done:
+	jmp         short .asmgen_polyval_update_vpclmul_avx2_store
+
+.asmgen_polyval_update_vpclmul_avx2_one:
+	; One block: (S + X) * H on xmm (Karatsuba), one reduction.
+	vmovdqu     xmm4, oword [rdx]
+	vpxor       xmm4, xmm4, xmm0
+	vmovdqu     xmm7, oword [rsi]
+	vpclmulqdq  xmm1, xmm4, xmm7, 0x00
+	vpclmulqdq  xmm2, xmm4, xmm7, 0x11
+	vpshufd     xmm6, xmm4, 0x4e
+	vpxor       xmm6, xmm6, xmm4
+	vpclmulqdq  xmm3, xmm6, oword [rsi + 128], 0x00
+	vpxor       xmm3, xmm3, xmm1
+	vpxor       xmm3, xmm3, xmm2
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+.asmgen_polyval_update_vpclmul_avx2_store:
 	vmovdqu     oword [rdi], xmm0
 	vzeroupper
 	vmovdqa     xmm6, oword [rsp]
