@@ -12,8 +12,9 @@
 //! out-of-order core overlaps them with the previous batch's reduction; lanes are added before the xmm
 //! Montgomery reduction. Then one batch of 8 against the common table (each pair loaded lane-swapped,
 //! `[X_2j+1, X_2j]`, so the table's `[H^p-1, H^p]` are its key: the zmm set, whose init fills only the common
-//! part, runs this code for what its loops leave), then the tail (k < 8 blocks) in pairs against `[H^k,
-//! H^k-1]` (schoolbook: no half-sums to load), at most one block on xmm, one reduction.
+//! part, runs this code for what its loops leave), then the tail (k < 8 blocks) in pairs against
+//! `[H^k, H^k-1]` (schoolbook: no half-sums to load), at most one block on xmm, one reduction. A call of one
+//! block takes a path of its own: Karatsuba on xmm against H^1.
 
 use super::x86_64::{combine, fold, Poly, Reduction};
 use super::{ext_h_offset, ext_hk, h_offset, hk_offset, Flavour, AGGREGATE, BYTE_REVERSE, EXT_POWERS, POLY};
@@ -130,8 +131,8 @@ fn half_sums(b: &mut B, next: Option<Mem>) {
 
 /// Multiplies the pair in `X` by the key pair lane by lane (Karatsuba: three products, the half-sums already
 /// in `XS`) and adds the products into LO, HI and MID (or sets them, for the first pair of a batch). The key
-/// pair is loaded once into `KEY` for its two products: as two memory operands, GHASH's loop ran 4% slower on
-/// Zen 3 (it is one more op per pair on a core that sustains about two a cycle beside the multiplies).
+/// pair is loaded once into `KEY` for its two products: from two memory operands, GHASH's loop ran 4% slower
+/// on Zen 3 (docs/PERFORMANCE.md, "the ymm set's key pairs in registers").
 fn mul_acc(b: &mut B, key: &Key, first: bool) {
     b.vmovdqu(KEY, key.h.clone());
     let product = |b: &mut B, acc: Ymm, a: Ymm, k: Ym, sel: u8| {
