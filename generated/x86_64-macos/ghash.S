@@ -1530,15 +1530,14 @@ Lasmgen_ghash_update_vpclmul_avx2_done:
 
 Lasmgen_ghash_update_vpclmul_avx2_one:
 	/* One block: (S + X) * H on xmm (Karatsuba), one reduction. */
-	vmovdqu     xmm4, xmmword ptr [rdx]
-	vpshufb     xmm4, xmm4, xmm15
-	vpxor       xmm4, xmm4, xmm0
-	vmovdqu     xmm7, xmmword ptr [rsi]
-	vpclmulqdq  xmm1, xmm4, xmm7, 0x00
-	vpclmulqdq  xmm2, xmm4, xmm7, 0x11
-	vpshufd     xmm6, xmm4, 0x4e
-	vpxor       xmm6, xmm6, xmm4
-	vpclmulqdq  xmm3, xmm6, xmmword ptr [rsi + 128], 0x00
+	vmovdqu     xmm8, xmmword ptr [rdx]
+	vpshufb     xmm8, xmm8, xmm15
+	vpxor       xmm8, xmm8, xmm0
+	vpclmulqdq  xmm1, xmm8, xmmword ptr [rsi], 0x00
+	vpclmulqdq  xmm2, xmm8, xmmword ptr [rsi], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpclmulqdq  xmm3, xmm4, xmmword ptr [rsi + 128], 0x00
 	vpxor       xmm3, xmm3, xmm1
 	vpxor       xmm3, xmm3, xmm2
 	vpslldq     xmm5, xmm3, 8
@@ -2265,14 +2264,13 @@ Lasmgen_polyval_update_vpclmul_avx2_done:
 
 Lasmgen_polyval_update_vpclmul_avx2_one:
 	/* One block: (S + X) * H on xmm (Karatsuba), one reduction. */
-	vmovdqu     xmm4, xmmword ptr [rdx]
-	vpxor       xmm4, xmm4, xmm0
-	vmovdqu     xmm7, xmmword ptr [rsi]
-	vpclmulqdq  xmm1, xmm4, xmm7, 0x00
-	vpclmulqdq  xmm2, xmm4, xmm7, 0x11
-	vpshufd     xmm6, xmm4, 0x4e
-	vpxor       xmm6, xmm6, xmm4
-	vpclmulqdq  xmm3, xmm6, xmmword ptr [rsi + 128], 0x00
+	vmovdqu     xmm8, xmmword ptr [rdx]
+	vpxor       xmm8, xmm8, xmm0
+	vpclmulqdq  xmm1, xmm8, xmmword ptr [rsi], 0x00
+	vpclmulqdq  xmm2, xmm8, xmmword ptr [rsi], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpclmulqdq  xmm3, xmm4, xmmword ptr [rsi + 128], 0x00
 	vpxor       xmm3, xmm3, xmm1
 	vpxor       xmm3, xmm3, xmm2
 	vpslldq     xmm5, xmm3, 8

@@ -1669,15 +1669,14 @@ asmgen_ghash_update_vpclmul_avx2:
 
 .asmgen_ghash_update_vpclmul_avx2_one:
 	; One block: (S + X) * H on xmm (Karatsuba), one reduction.
-	vmovdqu     xmm4, oword [rdx]
-	vpshufb     xmm4, xmm4, xmm15
-	vpxor       xmm4, xmm4, xmm0
-	vmovdqu     xmm7, oword [rsi]
-	vpclmulqdq  xmm1, xmm4, xmm7, 0x00
-	vpclmulqdq  xmm2, xmm4, xmm7, 0x11
-	vpshufd     xmm6, xmm4, 0x4e
-	vpxor       xmm6, xmm6, xmm4
-	vpclmulqdq  xmm3, xmm6, oword [rsi + 128], 0x00
+	vmovdqu     xmm8, oword [rdx]
+	vpshufb     xmm8, xmm8, xmm15
+	vpxor       xmm8, xmm8, xmm0
+	vpclmulqdq  xmm1, xmm8, oword [rsi], 0x00
+	vpclmulqdq  xmm2, xmm8, oword [rsi], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpclmulqdq  xmm3, xmm4, oword [rsi + 128], 0x00
 	vpxor       xmm3, xmm3, xmm1
 	vpxor       xmm3, xmm3, xmm2
 	vpslldq     xmm5, xmm3, 8
@@ -2447,14 +2446,13 @@ asmgen_polyval_update_vpclmul_avx2:
 
 .asmgen_polyval_update_vpclmul_avx2_one:
 	; One block: (S + X) * H on xmm (Karatsuba), one reduction.
-	vmovdqu     xmm4, oword [rdx]
-	vpxor       xmm4, xmm4, xmm0
-	vmovdqu     xmm7, oword [rsi]
-	vpclmulqdq  xmm1, xmm4, xmm7, 0x00
-	vpclmulqdq  xmm2, xmm4, xmm7, 0x11
-	vpshufd     xmm6, xmm4, 0x4e
-	vpxor       xmm6, xmm6, xmm4
-	vpclmulqdq  xmm3, xmm6, oword [rsi + 128], 0x00
+	vmovdqu     xmm8, oword [rdx]
+	vpxor       xmm8, xmm8, xmm0
+	vpclmulqdq  xmm1, xmm8, oword [rsi], 0x00
+	vpclmulqdq  xmm2, xmm8, oword [rsi], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpclmulqdq  xmm3, xmm4, oword [rsi + 128], 0x00
 	vpxor       xmm3, xmm3, xmm1
 	vpxor       xmm3, xmm3, xmm2
 	vpslldq     xmm5, xmm3, 8

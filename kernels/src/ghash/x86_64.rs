@@ -10,7 +10,7 @@ use asmgen::{Abi, Builder, Function, GenError};
 type B = Builder<X86_64>;
 
 // Register roles (all xmm registers are caller-saved under System V).
-const S: Xmm = Xmm(0); // the running state
+pub(super) const S: Xmm = Xmm(0); // the running state
 const LO: Xmm = Xmm(1); // sum of low products
 const HI: Xmm = Xmm(2); // sum of high products
 const MID: Xmm = Xmm(3); // sum of Karatsuba middle products
@@ -19,7 +19,7 @@ const T: Xmm = Xmm(5); // scratch
 const CARRY: Xmm = Xmm(6); // state still to be added to the first block of a tail
 const T2: Xmm = Xmm(7);
 const POLYR: Xmm = Xmm(14); // the reduction constant
-const BSWAP: Xmm = Xmm(15); // byte-reversal control (GHASH only)
+pub(super) const BSWAP: Xmm = Xmm(15); // byte-reversal control (GHASH only)
 
 /// Loads a block into `x`, byte-reversing it for GHASH.
 fn load_block(b: &mut B, f: Flavour, x: Xmm, src: asmgen::isa::x86_64::Mem) {
@@ -97,6 +97,20 @@ pub fn fold(b: &mut B, r: &Reduction) {
 /// This kernel's reduction roles: the accumulators, scratch `T`, the constant in `POLYR`.
 fn roles(lo: Xmm) -> Reduction {
     Reduction { lo, hi: HI, mid: MID, t: T, poly: Poly::Reg(POLYR) }
+}
+
+/// One block at `data` with the state added, times H^1 (Karatsuba), reduced into the state with the constant
+/// at `poly`: the ymm set's path for a call of one block, whose state and byte-reversal registers are this
+/// set's [`S`] and [`BSWAP`]. Clobbers xmm1-xmm5, xmm8.
+pub(super) fn absorb_one(b: &mut B, f: Flavour, table: Gpr, data: Gpr, poly: Poly) {
+    b.comment("One block: (S + X) * H on xmm (Karatsuba), one reduction.");
+    load_block(b, f, Xmm(8), mem(data, 0));
+    b.vpxor(Xmm(8), Xmm(8), S);
+    mul_acc(b, Xmm(8), mem(table, h_offset(1)), mem(table, hk_offset(1)), true);
+    let r = Reduction { poly, ..roles(LO) };
+    combine(b, &r);
+    fold(b, &r);
+    b.vpxor(S, LO, HI);
 }
 
 /// Combines LO, HI and MID into the 256-bit product and reduces it into `S` (multiplying by x^-128).

@@ -16,7 +16,7 @@
 //! `[H^k, H^k-1]` (schoolbook: no half-sums to load), at most one block on xmm, one reduction. A call of one
 //! block takes a path of its own: Karatsuba on xmm against H^1.
 
-use super::x86_64::{combine, fold, Poly, Reduction};
+use super::x86_64::{fold, Poly, Reduction};
 use super::{ext_h_offset, ext_hk, h_offset, hk_offset, Flavour, AGGREGATE, BYTE_REVERSE, EXT_POWERS, POLY};
 use crate::arch::x86_64::mov_count;
 use crate::role;
@@ -30,7 +30,9 @@ type B = Builder<X86_64>;
 const FEATURES: &[X86Feature] = &[X86Feature::Avx, X86Feature::Avx2, X86Feature::Pclmulqdq, X86Feature::Vpclmulqdq];
 
 // Register roles (all vector registers are caller-saved under System V; Windows saves xmm6+ in the prologue).
-pub(super) const S: Xmm = Xmm(0); // the running state (its upper lane stays zero: only VEX.128 writes it)
+// The running state (its upper lane stays zero: only VEX.128 writes it): the xmm set's, whose one-block code
+// this set runs.
+pub(super) const S: Xmm = super::x86_64::S;
 const LO: Ymm = Ymm(1); // sums of low products, one per lane
 const HI: Ymm = Ymm(2); // sums of high products
 const MID: Ymm = Ymm(3); // sums of the middle products
@@ -39,8 +41,8 @@ const T: Ymm = Ymm(5); // scratch
 const XS: Ymm = Ymm(6); // the pair's Karatsuba half-sums
 const CARRY: Xmm = Xmm(8); // state still to be added to the first block of a tail
 const KEY: Ymm = Ymm(7); // the key pair being multiplied (loaded once for its two or four products)
-/// Byte-reversal control in both lanes (GHASH only).
-pub(super) const BSWAP: Ymm = Ymm(15);
+/// Byte-reversal control in both lanes (GHASH only): the xmm set's register, widened.
+pub(super) const BSWAP: Ymm = Ymm(super::x86_64::BSWAP.0);
 
 /// Where a pair's key and its half-sums are in the table, and the `vpclmulqdq` selector of the half-sums.
 struct Key {
@@ -270,33 +272,12 @@ fn absorb(b: &mut B, f: Flavour, state: Mem, table: Gpr, data: Gpr, n: Gpr) {
 
     b.blank();
     b.bind(&one);
-    single_block(b, f, table, data);
+    // Against H^1 and its half-sum in the table's common part, without the tail's setup, schoolbook products
+    // and lane additions (16-byte messages were 11% slower than on the xmm set).
+    let p = poly(b);
+    super::x86_64::absorb_one(b, f, table, data, Poly::Mem(p));
     b.bind(&store);
     epilogue(b, f, state);
-}
-
-/// One block on xmm, against H^1 and its half-sum in the table's common part, Karatsuba, reduced into the
-/// state: a call of one block (GCM's length block, a short AAD) without the tail's setup, schoolbook
-/// products and lane additions (16-byte messages were 11% slower than on the xmm set).
-fn single_block(b: &mut B, f: Flavour, table: Gpr, data: Gpr) {
-    b.comment("One block: (S + X) * H on xmm (Karatsuba), one reduction.");
-    let (x, xs, k, lo, hi, mid, t) = (X.x(), XS.x(), KEY.x(), LO.x(), HI.x(), MID.x(), T.x());
-    b.vmovdqu(x, mem(data, 0));
-    if f.reflected() {
-        b.vpshufb(x, x, BSWAP.x());
-    }
-    b.vpxor(x, x, S);
-    b.vmovdqu(k, mem(table, h_offset(1)));
-    b.vpclmulqdq(lo, x, k, 0x00);
-    b.vpclmulqdq(hi, x, k, 0x11);
-    b.vpshufd(xs, x, 0x4e);
-    b.vpxor(xs, xs, x);
-    b.vpclmulqdq(mid, xs, mem(table, hk_offset(1)), 0x00);
-    let p = poly(b);
-    let r = Reduction { lo, hi, mid, t, poly: Poly::Mem(p) };
-    combine(b, &r);
-    fold(b, &r);
-    b.vpxor(S, lo, hi);
 }
 
 /// The batch of 8 and the tail, between loading and storing the state (in `S`, GHASH's byte reversal in
