@@ -19,11 +19,10 @@ const TABLE_BYTES: usize = 1024;
 #[cfg(any(feature = "jit", feature = "interp"))]
 const _: () = assert!(TABLE_BYTES == asmgen_kernels::ghash::KEY_TABLE_BYTES);
 
-/// The key table, as 16-byte words so that zeroising it takes 64 stores, not 1024 (16-byte aligned: with 64,
-/// an `Arc` would put 48 bytes of padding nobody writes before it, and the bench could tell no difference
-/// from keeping it off cache-line splits). `Ghash`/`Polyval` share one
-/// between a keyed state's clones (an [`Arc`]: keying a state once and cloning it per message copies no key);
-/// `Sm4Gcm` keeps one. Dropped, it wipes itself.
+/// The key table, as 16-byte words so that zeroising it takes 64 stores, not 1024 (16-byte aligned: with 64, an
+/// `Arc` would put 48 bytes of padding nobody writes before it, and the bench could tell no difference from
+/// keeping it off cache-line splits). `Ghash`/`Polyval` share one between a keyed state's clones (an [`Arc`]:
+/// keying a state once and cloning it per message copies no key); `Sm4Gcm` keeps one. Dropped, it wipes itself.
 #[derive(Clone)]
 #[repr(C, align(16))]
 pub(crate) struct KeyTable([u128; TABLE_BYTES / 16]);
