@@ -25,13 +25,13 @@
  *   void asmgen_polyval_update_vpclmul_avx2(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
  *       requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ
  *   void asmgen_ghash_init_vpclmul_avx512(uint8_t *table, const uint8_t *h);
- *       requires: PCLMULQDQ, AVX
+ *       requires: PCLMULQDQ, AVX, AVX2
  *   void asmgen_ghash_update_vpclmul_avx512(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
  *       requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW
  *   void asmgen_polyval_init_vpclmul_avx512(uint8_t *table, const uint8_t *h);
- *       requires: PCLMULQDQ, AVX
+ *       requires: PCLMULQDQ, AVX, AVX2
  *   void asmgen_polyval_update_vpclmul_avx512(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
- *       requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW
+ *       requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F
  */
 
 	.intel_syntax noprefix
@@ -39,7 +39,7 @@
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^32), from h.
+ * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^32), from h.
  * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
  * Montgomery domain: H^i = H^(i-1) * H * x^-128).
  *
@@ -412,7 +412,7 @@ Lasmgen_ghash_update_avx_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^32), from h.
+ * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^32), from h.
  * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
  * Montgomery domain: H^i = H^(i-1) * H * x^-128).
  *
@@ -761,7 +761,7 @@ Lasmgen_polyval_update_avx_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^32), from h.
+ * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^32), from h.
  * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
  * Montgomery domain: H^i = H^(i-1) * H * x^-128).
  * Then H^32..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
@@ -1560,7 +1560,7 @@ Lasmgen_ghash_update_vpclmul_avx2_store:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^32), from h.
+ * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^32), from h.
  * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
  * Montgomery domain: H^i = H^(i-1) * H * x^-128).
  * Then H^32..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
@@ -2292,12 +2292,14 @@ Lasmgen_polyval_update_vpclmul_avx2_store:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^32), from h.
+ * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^32), from h.
  * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
  * Montgomery domain: H^i = H^(i-1) * H * x^-128).
+ * Then H^32..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
+ * half-sums packed two per 16-byte lane from table[768] (pairs j and j + 8 in the low and high 64 bits).
  *
  * void asmgen_ghash_init_vpclmul_avx512(uint8_t *table, const uint8_t *h);
- * Requires: PCLMULQDQ, AVX
+ * Requires: PCLMULQDQ, AVX, AVX2
  * ----------------------------------------------------------------------------------------------------
  */
 	.globl _asmgen_ghash_init_vpclmul_avx512
@@ -2326,6 +2328,7 @@ _asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 128], xmm5
+	vmovdqu     xmmword ptr [rdi + 752], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -2348,6 +2351,7 @@ _asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 144], xmm5
+	vmovdqu     xmmword ptr [rdi + 736], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -2370,6 +2374,7 @@ _asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 160], xmm5
+	vmovdqu     xmmword ptr [rdi + 720], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -2392,6 +2397,7 @@ _asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 176], xmm5
+	vmovdqu     xmmword ptr [rdi + 704], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -2414,6 +2420,7 @@ _asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 192], xmm5
+	vmovdqu     xmmword ptr [rdi + 688], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -2436,6 +2443,7 @@ _asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 208], xmm5
+	vmovdqu     xmmword ptr [rdi + 672], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -2458,6 +2466,7 @@ _asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 224], xmm5
+	vmovdqu     xmmword ptr [rdi + 656], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -2480,13 +2489,73 @@ _asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 240], xmm5
+	vmovdqu     xmmword ptr [rdi + 640], xmm9
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	/* H^9..H^32, each below the one before it in the table's extension. */
+	lea         rax, qword ptr [rdi + 624]
+	lea         r9, qword ptr [rdi + 240]
+Lasmgen_ghash_init_vpclmul_avx512_more_powers:
+	vmovdqu     xmmword ptr [rax], xmm9
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	sub         rax, 16
+	cmp         rax, r9
+	jnz         Lasmgen_ghash_init_vpclmul_avx512_more_powers
+	/* Half-sums of the pairs [H^(32-2j), H^(31-2j)] (low 64 bits of each lane) and [H^(16-2j), H^(15-2j)] */
+	/* (high), j = 0..7, packed. */
+	mov         rax, rdi
+	lea         r9, qword ptr [rdi + 256]
+Lasmgen_ghash_init_vpclmul_avx512_pack:
+	vmovdqu     ymm1, ymmword ptr [rax + 256]
+	vpshufd     ymm5, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vmovdqu     ymm2, ymmword ptr [rax + 512]
+	vpshufd     ymm5, ymm2, 0x4e
+	vpxor       ymm2, ymm2, ymm5
+	vpunpcklqdq ymm1, ymm1, ymm2
+	vmovdqu     ymmword ptr [rax + 768], ymm1
+	add         rax, 32
+	cmp         rax, r9
+	jnz         Lasmgen_ghash_init_vpclmul_avx512_pack
+	vzeroupper
 	ret
 	.cfi_endproc
 
 /*
  * ----------------------------------------------------------------------------------------------------
  * GHASH update (SP 800-38D): state = (state ^ X) * H for each 16-byte block X of data.
- * 32 blocks per reduction on zmm (H^9..H^32 computed per call), four blocks per vpclmulqdq:
+ * 32 blocks per reduction on zmm (keys from the table's extension), four blocks per vpclmulqdq:
  * (S + X1)*H^32 + X2*H^31 + ... + X32*H^1, Karatsuba products, one reduction; then one batch of 16;
  * fewer than 16 blocks left: the ymm set's batch of 8 and tail.
  *
@@ -2503,133 +2572,26 @@ _asmgen_ghash_update_vpclmul_avx512:
 	vbroadcasti128 ymm15, xmmword ptr [rip + Lconst_byte_reverse]
 	vmovdqu     xmm0, xmmword ptr [rdi]
 	vpshufb     xmm0, xmm0, xmm15
+	cmp         rcx, 1
+	jz          Lasmgen_ghash_update_vpclmul_avx512_one
 	cmp         rcx, 16
 	jb          Lasmgen_ghash_update_vpclmul_avx512_rest
 	vshufi64x2  zmm15, zmm15, zmm15, 0x00
-	/* Keys H^1..H^16: four powers per register, highest first. */
-	vbroadcasti32x4 zmm8, xmmword ptr [rip + Lconst_polyval_poly]
-	vmovdqu64   zmm5, zmmword ptr [rsi]
-	vshufi64x2  zmm16, zmm5, zmm5, 0x1b
-	vmovdqu64   zmm5, zmmword ptr [rsi + 64]
-	vshufi64x2  zmm17, zmm5, zmm5, 0x1b
-	vbroadcasti32x4 zmm7, xmmword ptr [rsi + 112]
-	vpclmulqdq  zmm1, zmm16, zmm7, 0x00
-	vpclmulqdq  zmm2, zmm16, zmm7, 0x11
-	vpclmulqdq  zmm3, zmm16, zmm7, 0x01
-	vpclmulqdq  zmm5, zmm16, zmm7, 0x10
-	vpxorq      zmm3, zmm3, zmm5
-	vpslldq     zmm5, zmm3, 8
-	vpsrldq     zmm3, zmm3, 8
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm2, zmm2, zmm3
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm18, zmm1, zmm2
-	vpclmulqdq  zmm1, zmm17, zmm7, 0x00
-	vpclmulqdq  zmm2, zmm17, zmm7, 0x11
-	vpclmulqdq  zmm3, zmm17, zmm7, 0x01
-	vpclmulqdq  zmm5, zmm17, zmm7, 0x10
-	vpxorq      zmm3, zmm3, zmm5
-	vpslldq     zmm5, zmm3, 8
-	vpsrldq     zmm3, zmm3, 8
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm2, zmm2, zmm3
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm19, zmm1, zmm2
-	vpshufd     zmm24, zmm16, 0x4e
-	vpxorq      zmm24, zmm24, zmm16
-	vpshufd     zmm25, zmm17, 0x4e
-	vpxorq      zmm25, zmm25, zmm17
-	vpshufd     zmm26, zmm18, 0x4e
-	vpxorq      zmm26, zmm26, zmm18
-	vpshufd     zmm27, zmm19, 0x4e
-	vpxorq      zmm27, zmm27, zmm19
+	/* Keys H^1..H^32: four powers per register, highest first; half-sums of two groups per register. */
+	vmovdqu64   zmm16, zmmword ptr [rsi + 704]
+	vmovdqu64   zmm17, zmmword ptr [rsi + 640]
+	vmovdqu64   zmm18, zmmword ptr [rsi + 576]
+	vmovdqu64   zmm19, zmmword ptr [rsi + 512]
+	vmovdqu64   zmm20, zmmword ptr [rsi + 448]
+	vmovdqu64   zmm21, zmmword ptr [rsi + 384]
+	vmovdqu64   zmm22, zmmword ptr [rsi + 320]
+	vmovdqu64   zmm23, zmmword ptr [rsi + 256]
+	vmovdqu64   zmm24, zmmword ptr [rsi + 960]
+	vmovdqu64   zmm25, zmmword ptr [rsi + 896]
+	vmovdqu64   zmm26, zmmword ptr [rsi + 832]
+	vmovdqu64   zmm27, zmmword ptr [rsi + 768]
 	cmp         rcx, 32
 	jb          Lasmgen_ghash_update_vpclmul_avx512_batch16
-	/* Keys H^17..H^32: four powers per register, highest first. */
-	vbroadcasti32x4 zmm8, xmmword ptr [rip + Lconst_polyval_poly]
-	vshufi64x2  zmm7, zmm19, zmm19, 0x00
-	vpclmulqdq  zmm1, zmm16, zmm7, 0x00
-	vpclmulqdq  zmm2, zmm16, zmm7, 0x11
-	vpclmulqdq  zmm3, zmm16, zmm7, 0x01
-	vpclmulqdq  zmm5, zmm16, zmm7, 0x10
-	vpxorq      zmm3, zmm3, zmm5
-	vpslldq     zmm5, zmm3, 8
-	vpsrldq     zmm3, zmm3, 8
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm2, zmm2, zmm3
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm20, zmm1, zmm2
-	vpclmulqdq  zmm1, zmm17, zmm7, 0x00
-	vpclmulqdq  zmm2, zmm17, zmm7, 0x11
-	vpclmulqdq  zmm3, zmm17, zmm7, 0x01
-	vpclmulqdq  zmm5, zmm17, zmm7, 0x10
-	vpxorq      zmm3, zmm3, zmm5
-	vpslldq     zmm5, zmm3, 8
-	vpsrldq     zmm3, zmm3, 8
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm2, zmm2, zmm3
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm21, zmm1, zmm2
-	vpclmulqdq  zmm1, zmm18, zmm7, 0x00
-	vpclmulqdq  zmm2, zmm18, zmm7, 0x11
-	vpclmulqdq  zmm3, zmm18, zmm7, 0x01
-	vpclmulqdq  zmm5, zmm18, zmm7, 0x10
-	vpxorq      zmm3, zmm3, zmm5
-	vpslldq     zmm5, zmm3, 8
-	vpsrldq     zmm3, zmm3, 8
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm2, zmm2, zmm3
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm22, zmm1, zmm2
-	vpclmulqdq  zmm1, zmm19, zmm7, 0x00
-	vpclmulqdq  zmm2, zmm19, zmm7, 0x11
-	vpclmulqdq  zmm3, zmm19, zmm7, 0x01
-	vpclmulqdq  zmm5, zmm19, zmm7, 0x10
-	vpxorq      zmm3, zmm3, zmm5
-	vpslldq     zmm5, zmm3, 8
-	vpsrldq     zmm3, zmm3, 8
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm2, zmm2, zmm3
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm23, zmm1, zmm2
-	vpshufd     zmm28, zmm20, 0x4e
-	vpxorq      zmm28, zmm28, zmm20
-	vpshufd     zmm29, zmm21, 0x4e
-	vpxorq      zmm29, zmm29, zmm21
-	vpshufd     zmm30, zmm22, 0x4e
-	vpxorq      zmm30, zmm30, zmm22
-	vpshufd     zmm31, zmm23, 0x4e
-	vpxorq      zmm31, zmm31, zmm23
 	.p2align 4
 Lasmgen_ghash_update_vpclmul_avx512_loop32:
 	/* blocks 4..7 times H^28..H^25 */
@@ -2639,7 +2601,7 @@ Lasmgen_ghash_update_vpclmul_avx512_loop32:
 	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm1, zmm4, zmm22, 0x00
 	vpclmulqdq  zmm2, zmm4, zmm22, 0x11
-	vpclmulqdq  zmm3, zmm6, zmm30, 0x00
+	vpclmulqdq  zmm3, zmm6, zmm26, 0x00
 	/* blocks 8..11 times H^24..H^21 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 128]
 	vpshufb     zmm4, zmm4, zmm15
@@ -2649,7 +2611,7 @@ Lasmgen_ghash_update_vpclmul_avx512_loop32:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm21, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm29, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm25, 0x00
 	vpxorq      zmm3, zmm3, zmm5
 	/* blocks 12..15 times H^20..H^17 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 192]
@@ -2660,7 +2622,7 @@ Lasmgen_ghash_update_vpclmul_avx512_loop32:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm20, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm28, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm24, 0x00
 	vpxorq      zmm3, zmm3, zmm5
 	/* blocks 16..19 times H^16..H^13 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 256]
@@ -2671,7 +2633,7 @@ Lasmgen_ghash_update_vpclmul_avx512_loop32:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm19, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm27, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm27, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	/* blocks 20..23 times H^12..H^9 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 320]
@@ -2682,7 +2644,7 @@ Lasmgen_ghash_update_vpclmul_avx512_loop32:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm18, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm26, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm26, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	/* blocks 24..27 times H^8..H^5 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 384]
@@ -2693,7 +2655,7 @@ Lasmgen_ghash_update_vpclmul_avx512_loop32:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm17, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm25, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm25, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	/* blocks 28..31 times H^4..H^1 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 448]
@@ -2704,7 +2666,7 @@ Lasmgen_ghash_update_vpclmul_avx512_loop32:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm16, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm24, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm24, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	/* blocks 0..3 times H^32..H^29 */
 	vmovdqu64   zmm4, zmmword ptr [rdx]
@@ -2716,7 +2678,7 @@ Lasmgen_ghash_update_vpclmul_avx512_loop32:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm23, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm31, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm27, 0x00
 	vpxorq      zmm3, zmm3, zmm5
 	/* The four lanes of each sum added; then Karatsuba and the reduction on xmm. */
 	vextracti64x4 ymm5, zmm1, 0x01
@@ -2759,7 +2721,7 @@ Lasmgen_ghash_update_vpclmul_avx512_batch16:
 	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm1, zmm4, zmm18, 0x00
 	vpclmulqdq  zmm2, zmm4, zmm18, 0x11
-	vpclmulqdq  zmm3, zmm6, zmm26, 0x00
+	vpclmulqdq  zmm3, zmm6, zmm26, 0x10
 	/* blocks 8..11 times H^8..H^5 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 128]
 	vpshufb     zmm4, zmm4, zmm15
@@ -2769,7 +2731,7 @@ Lasmgen_ghash_update_vpclmul_avx512_batch16:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm17, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm25, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm25, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	/* blocks 12..15 times H^4..H^1 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 192]
@@ -2780,7 +2742,7 @@ Lasmgen_ghash_update_vpclmul_avx512_batch16:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm16, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm24, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm24, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	/* blocks 0..3 times H^16..H^13 */
 	vmovdqu64   zmm4, zmmword ptr [rdx]
@@ -2792,7 +2754,7 @@ Lasmgen_ghash_update_vpclmul_avx512_batch16:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm19, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm27, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm27, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	/* The four lanes of each sum added; then Karatsuba and the reduction on xmm. */
 	vextracti64x4 ymm5, zmm1, 0x01
@@ -2971,6 +2933,32 @@ Lasmgen_ghash_update_vpclmul_avx512_reduce:
 	vpxor       xmm1, xmm1, xmm5
 	vpxor       xmm0, xmm1, xmm2
 Lasmgen_ghash_update_vpclmul_avx512_done:
+	jmp         Lasmgen_ghash_update_vpclmul_avx512_store
+
+Lasmgen_ghash_update_vpclmul_avx512_one:
+	/* One block: (S + X) * H on xmm (Karatsuba), one reduction. */
+	vmovdqu     xmm8, xmmword ptr [rdx]
+	vpshufb     xmm8, xmm8, xmm15
+	vpxor       xmm8, xmm8, xmm0
+	vpclmulqdq  xmm1, xmm8, xmmword ptr [rsi], 0x00
+	vpclmulqdq  xmm2, xmm8, xmmword ptr [rsi], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpclmulqdq  xmm3, xmm4, xmmword ptr [rsi + 128], 0x00
+	vpxor       xmm3, xmm3, xmm1
+	vpxor       xmm3, xmm3, xmm2
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + Lconst_polyval_poly], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + Lconst_polyval_poly], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+Lasmgen_ghash_update_vpclmul_avx512_store:
 	vpshufb     xmm0, xmm0, xmm15
 	vmovdqu     xmmword ptr [rdi], xmm0
 	vzeroupper
@@ -2979,12 +2967,14 @@ Lasmgen_ghash_update_vpclmul_avx512_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^32), from h.
+ * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^32), from h.
  * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
  * Montgomery domain: H^i = H^(i-1) * H * x^-128).
+ * Then H^32..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
+ * half-sums packed two per 16-byte lane from table[768] (pairs j and j + 8 in the low and high 64 bits).
  *
  * void asmgen_polyval_init_vpclmul_avx512(uint8_t *table, const uint8_t *h);
- * Requires: PCLMULQDQ, AVX
+ * Requires: PCLMULQDQ, AVX, AVX2
  * ----------------------------------------------------------------------------------------------------
  */
 	.globl _asmgen_polyval_init_vpclmul_avx512
@@ -3001,6 +2991,7 @@ _asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 128], xmm5
+	vmovdqu     xmmword ptr [rdi + 752], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -3023,6 +3014,7 @@ _asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 144], xmm5
+	vmovdqu     xmmword ptr [rdi + 736], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -3045,6 +3037,7 @@ _asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 160], xmm5
+	vmovdqu     xmmword ptr [rdi + 720], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -3067,6 +3060,7 @@ _asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 176], xmm5
+	vmovdqu     xmmword ptr [rdi + 704], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -3089,6 +3083,7 @@ _asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 192], xmm5
+	vmovdqu     xmmword ptr [rdi + 688], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -3111,6 +3106,7 @@ _asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 208], xmm5
+	vmovdqu     xmmword ptr [rdi + 672], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -3133,6 +3129,7 @@ _asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 224], xmm5
+	vmovdqu     xmmword ptr [rdi + 656], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -3155,18 +3152,78 @@ _asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 240], xmm5
+	vmovdqu     xmmword ptr [rdi + 640], xmm9
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	/* H^9..H^32, each below the one before it in the table's extension. */
+	lea         rax, qword ptr [rdi + 624]
+	lea         r9, qword ptr [rdi + 240]
+Lasmgen_polyval_init_vpclmul_avx512_more_powers:
+	vmovdqu     xmmword ptr [rax], xmm9
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	sub         rax, 16
+	cmp         rax, r9
+	jnz         Lasmgen_polyval_init_vpclmul_avx512_more_powers
+	/* Half-sums of the pairs [H^(32-2j), H^(31-2j)] (low 64 bits of each lane) and [H^(16-2j), H^(15-2j)] */
+	/* (high), j = 0..7, packed. */
+	mov         rax, rdi
+	lea         r9, qword ptr [rdi + 256]
+Lasmgen_polyval_init_vpclmul_avx512_pack:
+	vmovdqu     ymm1, ymmword ptr [rax + 256]
+	vpshufd     ymm5, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vmovdqu     ymm2, ymmword ptr [rax + 512]
+	vpshufd     ymm5, ymm2, 0x4e
+	vpxor       ymm2, ymm2, ymm5
+	vpunpcklqdq ymm1, ymm1, ymm2
+	vmovdqu     ymmword ptr [rax + 768], ymm1
+	add         rax, 32
+	cmp         rax, r9
+	jnz         Lasmgen_polyval_init_vpclmul_avx512_pack
+	vzeroupper
 	ret
 	.cfi_endproc
 
 /*
  * ----------------------------------------------------------------------------------------------------
  * POLYVAL update (RFC 8452): state = (state ^ X) * H * x^-128 for each 16-byte block X of data.
- * 32 blocks per reduction on zmm (H^9..H^32 computed per call), four blocks per vpclmulqdq:
+ * 32 blocks per reduction on zmm (keys from the table's extension), four blocks per vpclmulqdq:
  * (S + X1)*H^32 + X2*H^31 + ... + X32*H^1, Karatsuba products, one reduction; then one batch of 16;
  * fewer than 16 blocks left: the ymm set's batch of 8 and tail.
  *
  * void asmgen_polyval_update_vpclmul_avx512(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
- * Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW
+ * Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F
  * ----------------------------------------------------------------------------------------------------
  */
 	.globl _asmgen_polyval_update_vpclmul_avx512
@@ -3176,132 +3233,25 @@ _asmgen_polyval_update_vpclmul_avx512:
 	.cfi_startproc
 	endbr64     	# indirect-branch landing pad (CET IBT)
 	vmovdqu     xmm0, xmmword ptr [rdi]
+	cmp         rcx, 1
+	jz          Lasmgen_polyval_update_vpclmul_avx512_one
 	cmp         rcx, 16
 	jb          Lasmgen_polyval_update_vpclmul_avx512_rest
-	/* Keys H^1..H^16: four powers per register, highest first. */
-	vbroadcasti32x4 zmm8, xmmword ptr [rip + Lconst_polyval_poly]
-	vmovdqu64   zmm5, zmmword ptr [rsi]
-	vshufi64x2  zmm16, zmm5, zmm5, 0x1b
-	vmovdqu64   zmm5, zmmword ptr [rsi + 64]
-	vshufi64x2  zmm17, zmm5, zmm5, 0x1b
-	vbroadcasti32x4 zmm7, xmmword ptr [rsi + 112]
-	vpclmulqdq  zmm1, zmm16, zmm7, 0x00
-	vpclmulqdq  zmm2, zmm16, zmm7, 0x11
-	vpclmulqdq  zmm3, zmm16, zmm7, 0x01
-	vpclmulqdq  zmm5, zmm16, zmm7, 0x10
-	vpxorq      zmm3, zmm3, zmm5
-	vpslldq     zmm5, zmm3, 8
-	vpsrldq     zmm3, zmm3, 8
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm2, zmm2, zmm3
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm18, zmm1, zmm2
-	vpclmulqdq  zmm1, zmm17, zmm7, 0x00
-	vpclmulqdq  zmm2, zmm17, zmm7, 0x11
-	vpclmulqdq  zmm3, zmm17, zmm7, 0x01
-	vpclmulqdq  zmm5, zmm17, zmm7, 0x10
-	vpxorq      zmm3, zmm3, zmm5
-	vpslldq     zmm5, zmm3, 8
-	vpsrldq     zmm3, zmm3, 8
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm2, zmm2, zmm3
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm19, zmm1, zmm2
-	vpshufd     zmm24, zmm16, 0x4e
-	vpxorq      zmm24, zmm24, zmm16
-	vpshufd     zmm25, zmm17, 0x4e
-	vpxorq      zmm25, zmm25, zmm17
-	vpshufd     zmm26, zmm18, 0x4e
-	vpxorq      zmm26, zmm26, zmm18
-	vpshufd     zmm27, zmm19, 0x4e
-	vpxorq      zmm27, zmm27, zmm19
+	/* Keys H^1..H^32: four powers per register, highest first; half-sums of two groups per register. */
+	vmovdqu64   zmm16, zmmword ptr [rsi + 704]
+	vmovdqu64   zmm17, zmmword ptr [rsi + 640]
+	vmovdqu64   zmm18, zmmword ptr [rsi + 576]
+	vmovdqu64   zmm19, zmmword ptr [rsi + 512]
+	vmovdqu64   zmm20, zmmword ptr [rsi + 448]
+	vmovdqu64   zmm21, zmmword ptr [rsi + 384]
+	vmovdqu64   zmm22, zmmword ptr [rsi + 320]
+	vmovdqu64   zmm23, zmmword ptr [rsi + 256]
+	vmovdqu64   zmm24, zmmword ptr [rsi + 960]
+	vmovdqu64   zmm25, zmmword ptr [rsi + 896]
+	vmovdqu64   zmm26, zmmword ptr [rsi + 832]
+	vmovdqu64   zmm27, zmmword ptr [rsi + 768]
 	cmp         rcx, 32
 	jb          Lasmgen_polyval_update_vpclmul_avx512_batch16
-	/* Keys H^17..H^32: four powers per register, highest first. */
-	vbroadcasti32x4 zmm8, xmmword ptr [rip + Lconst_polyval_poly]
-	vshufi64x2  zmm7, zmm19, zmm19, 0x00
-	vpclmulqdq  zmm1, zmm16, zmm7, 0x00
-	vpclmulqdq  zmm2, zmm16, zmm7, 0x11
-	vpclmulqdq  zmm3, zmm16, zmm7, 0x01
-	vpclmulqdq  zmm5, zmm16, zmm7, 0x10
-	vpxorq      zmm3, zmm3, zmm5
-	vpslldq     zmm5, zmm3, 8
-	vpsrldq     zmm3, zmm3, 8
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm2, zmm2, zmm3
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm20, zmm1, zmm2
-	vpclmulqdq  zmm1, zmm17, zmm7, 0x00
-	vpclmulqdq  zmm2, zmm17, zmm7, 0x11
-	vpclmulqdq  zmm3, zmm17, zmm7, 0x01
-	vpclmulqdq  zmm5, zmm17, zmm7, 0x10
-	vpxorq      zmm3, zmm3, zmm5
-	vpslldq     zmm5, zmm3, 8
-	vpsrldq     zmm3, zmm3, 8
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm2, zmm2, zmm3
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm21, zmm1, zmm2
-	vpclmulqdq  zmm1, zmm18, zmm7, 0x00
-	vpclmulqdq  zmm2, zmm18, zmm7, 0x11
-	vpclmulqdq  zmm3, zmm18, zmm7, 0x01
-	vpclmulqdq  zmm5, zmm18, zmm7, 0x10
-	vpxorq      zmm3, zmm3, zmm5
-	vpslldq     zmm5, zmm3, 8
-	vpsrldq     zmm3, zmm3, 8
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm2, zmm2, zmm3
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm22, zmm1, zmm2
-	vpclmulqdq  zmm1, zmm19, zmm7, 0x00
-	vpclmulqdq  zmm2, zmm19, zmm7, 0x11
-	vpclmulqdq  zmm3, zmm19, zmm7, 0x01
-	vpclmulqdq  zmm5, zmm19, zmm7, 0x10
-	vpxorq      zmm3, zmm3, zmm5
-	vpslldq     zmm5, zmm3, 8
-	vpsrldq     zmm3, zmm3, 8
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm2, zmm2, zmm3
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm23, zmm1, zmm2
-	vpshufd     zmm28, zmm20, 0x4e
-	vpxorq      zmm28, zmm28, zmm20
-	vpshufd     zmm29, zmm21, 0x4e
-	vpxorq      zmm29, zmm29, zmm21
-	vpshufd     zmm30, zmm22, 0x4e
-	vpxorq      zmm30, zmm30, zmm22
-	vpshufd     zmm31, zmm23, 0x4e
-	vpxorq      zmm31, zmm31, zmm23
 	.p2align 4
 Lasmgen_polyval_update_vpclmul_avx512_loop32:
 	/* blocks 4..7 times H^28..H^25 */
@@ -3310,7 +3260,7 @@ Lasmgen_polyval_update_vpclmul_avx512_loop32:
 	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm1, zmm4, zmm22, 0x00
 	vpclmulqdq  zmm2, zmm4, zmm22, 0x11
-	vpclmulqdq  zmm3, zmm6, zmm30, 0x00
+	vpclmulqdq  zmm3, zmm6, zmm26, 0x00
 	/* blocks 8..11 times H^24..H^21 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 128]
 	vpshufd     zmm6, zmm4, 0x4e
@@ -3319,7 +3269,7 @@ Lasmgen_polyval_update_vpclmul_avx512_loop32:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm21, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm29, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm25, 0x00
 	vpxorq      zmm3, zmm3, zmm5
 	/* blocks 12..15 times H^20..H^17 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 192]
@@ -3329,7 +3279,7 @@ Lasmgen_polyval_update_vpclmul_avx512_loop32:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm20, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm28, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm24, 0x00
 	vpxorq      zmm3, zmm3, zmm5
 	/* blocks 16..19 times H^16..H^13 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 256]
@@ -3339,7 +3289,7 @@ Lasmgen_polyval_update_vpclmul_avx512_loop32:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm19, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm27, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm27, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	/* blocks 20..23 times H^12..H^9 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 320]
@@ -3349,7 +3299,7 @@ Lasmgen_polyval_update_vpclmul_avx512_loop32:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm18, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm26, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm26, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	/* blocks 24..27 times H^8..H^5 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 384]
@@ -3359,7 +3309,7 @@ Lasmgen_polyval_update_vpclmul_avx512_loop32:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm17, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm25, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm25, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	/* blocks 28..31 times H^4..H^1 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 448]
@@ -3369,7 +3319,7 @@ Lasmgen_polyval_update_vpclmul_avx512_loop32:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm16, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm24, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm24, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	/* blocks 0..3 times H^32..H^29 */
 	vmovdqu64   zmm4, zmmword ptr [rdx]
@@ -3380,7 +3330,7 @@ Lasmgen_polyval_update_vpclmul_avx512_loop32:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm23, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm31, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm27, 0x00
 	vpxorq      zmm3, zmm3, zmm5
 	/* The four lanes of each sum added; then Karatsuba and the reduction on xmm. */
 	vextracti64x4 ymm5, zmm1, 0x01
@@ -3422,7 +3372,7 @@ Lasmgen_polyval_update_vpclmul_avx512_batch16:
 	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm1, zmm4, zmm18, 0x00
 	vpclmulqdq  zmm2, zmm4, zmm18, 0x11
-	vpclmulqdq  zmm3, zmm6, zmm26, 0x00
+	vpclmulqdq  zmm3, zmm6, zmm26, 0x10
 	/* blocks 8..11 times H^8..H^5 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 128]
 	vpshufd     zmm6, zmm4, 0x4e
@@ -3431,7 +3381,7 @@ Lasmgen_polyval_update_vpclmul_avx512_batch16:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm17, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm25, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm25, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	/* blocks 12..15 times H^4..H^1 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 192]
@@ -3441,7 +3391,7 @@ Lasmgen_polyval_update_vpclmul_avx512_batch16:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm16, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm24, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm24, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	/* blocks 0..3 times H^16..H^13 */
 	vmovdqu64   zmm4, zmmword ptr [rdx]
@@ -3452,7 +3402,7 @@ Lasmgen_polyval_update_vpclmul_avx512_batch16:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm19, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm27, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm27, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	/* The four lanes of each sum added; then Karatsuba and the reduction on xmm. */
 	vextracti64x4 ymm5, zmm1, 0x01
@@ -3624,6 +3574,31 @@ Lasmgen_polyval_update_vpclmul_avx512_reduce:
 	vpxor       xmm1, xmm1, xmm5
 	vpxor       xmm0, xmm1, xmm2
 Lasmgen_polyval_update_vpclmul_avx512_done:
+	jmp         Lasmgen_polyval_update_vpclmul_avx512_store
+
+Lasmgen_polyval_update_vpclmul_avx512_one:
+	/* One block: (S + X) * H on xmm (Karatsuba), one reduction. */
+	vmovdqu     xmm8, xmmword ptr [rdx]
+	vpxor       xmm8, xmm8, xmm0
+	vpclmulqdq  xmm1, xmm8, xmmword ptr [rsi], 0x00
+	vpclmulqdq  xmm2, xmm8, xmmword ptr [rsi], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpclmulqdq  xmm3, xmm4, xmmword ptr [rsi + 128], 0x00
+	vpxor       xmm3, xmm3, xmm1
+	vpxor       xmm3, xmm3, xmm2
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + Lconst_polyval_poly], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + Lconst_polyval_poly], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+Lasmgen_polyval_update_vpclmul_avx512_store:
 	vmovdqu     xmmword ptr [rdi], xmm0
 	vzeroupper
 	ret

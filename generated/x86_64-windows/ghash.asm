@@ -24,18 +24,18 @@
 ;   void asmgen_polyval_update_vpclmul_avx2(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
 ;       requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ
 ;   void asmgen_ghash_init_vpclmul_avx512(uint8_t *table, const uint8_t *h);
-;       requires: PCLMULQDQ, AVX
+;       requires: PCLMULQDQ, AVX, AVX2
 ;   void asmgen_ghash_update_vpclmul_avx512(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
 ;       requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW
 ;   void asmgen_polyval_init_vpclmul_avx512(uint8_t *table, const uint8_t *h);
-;       requires: PCLMULQDQ, AVX
+;       requires: PCLMULQDQ, AVX, AVX2
 ;   void asmgen_polyval_update_vpclmul_avx512(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
-;       requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW
+;       requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F
 
 	default rel
 
 ; ----------------------------------------------------------------------------------------------------
-; GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^32), from h.
+; GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^32), from h.
 ; table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
 ; Montgomery domain: H^i = H^(i-1) * H * x^-128).
 ;
@@ -462,7 +462,7 @@ asmgen_ghash_update_avx:
 	align 32
 
 ; ----------------------------------------------------------------------------------------------------
-; POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^32), from h.
+; POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^32), from h.
 ; table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
 ; Montgomery domain: H^i = H^(i-1) * H * x^-128).
 ;
@@ -856,7 +856,7 @@ asmgen_polyval_update_avx:
 	align 32
 
 ; ----------------------------------------------------------------------------------------------------
-; GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^32), from h.
+; GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^32), from h.
 ; table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
 ; Montgomery domain: H^i = H^(i-1) * H * x^-128).
 ; Then H^32..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
@@ -1706,7 +1706,7 @@ asmgen_ghash_update_vpclmul_avx2:
 	align 32
 
 ; ----------------------------------------------------------------------------------------------------
-; POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^32), from h.
+; POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^32), from h.
 ; table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
 ; Montgomery domain: H^i = H^(i-1) * H * x^-128).
 ; Then H^32..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
@@ -2480,12 +2480,14 @@ asmgen_polyval_update_vpclmul_avx2:
 	align 32
 
 ; ----------------------------------------------------------------------------------------------------
-; GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^32), from h.
+; GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^32), from h.
 ; table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
 ; Montgomery domain: H^i = H^(i-1) * H * x^-128).
+; Then H^32..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
+; half-sums packed two per 16-byte lane from table[768] (pairs j and j + 8 in the low and high 64 bits).
 ;
 ; void asmgen_ghash_init_vpclmul_avx512(uint8_t *table, const uint8_t *h);
-; Requires: PCLMULQDQ, AVX
+; Requires: PCLMULQDQ, AVX, AVX2
 ; Saves: rsi, rdi, xmm7, xmm8, xmm9, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
 	section .text$asmgen_ghash_init_vpclmul_avx512 code align=32
@@ -2532,6 +2534,7 @@ asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 128], xmm5
+	vmovdqu     oword [rdi + 752], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -2554,6 +2557,7 @@ asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 144], xmm5
+	vmovdqu     oword [rdi + 736], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -2576,6 +2580,7 @@ asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 160], xmm5
+	vmovdqu     oword [rdi + 720], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -2598,6 +2603,7 @@ asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 176], xmm5
+	vmovdqu     oword [rdi + 704], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -2620,6 +2626,7 @@ asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 192], xmm5
+	vmovdqu     oword [rdi + 688], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -2642,6 +2649,7 @@ asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 208], xmm5
+	vmovdqu     oword [rdi + 672], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -2664,6 +2672,7 @@ asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 224], xmm5
+	vmovdqu     oword [rdi + 656], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -2686,6 +2695,66 @@ asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 240], xmm5
+	vmovdqu     oword [rdi + 640], xmm9
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	; H^9..H^32, each below the one before it in the table's extension.
+	lea         rax, [rdi + 624]
+	lea         r9, [rdi + 240]
+.asmgen_ghash_init_vpclmul_avx512_more_powers:
+	vmovdqu     oword [rax], xmm9
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	sub         rax, 16
+	cmp         rax, r9
+	jnz         short .asmgen_ghash_init_vpclmul_avx512_more_powers
+	; Half-sums of the pairs [H^(32-2j), H^(31-2j)] (low 64 bits of each lane) and [H^(16-2j), H^(15-2j)]
+	; (high), j = 0..7, packed.
+	mov         rax, rdi
+	lea         r9, [rdi + 256]
+.asmgen_ghash_init_vpclmul_avx512_pack:
+	vmovdqu     ymm1, yword [rax + 256]
+	vpshufd     ymm5, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vmovdqu     ymm2, yword [rax + 512]
+	vpshufd     ymm5, ymm2, 0x4e
+	vpxor       ymm2, ymm2, ymm5
+	vpunpcklqdq ymm1, ymm1, ymm2
+	vmovdqu     yword [rax + 768], ymm1
+	add         rax, 32
+	cmp         rax, r9
+	jnz         short .asmgen_ghash_init_vpclmul_avx512_pack
+	vzeroupper
 	vmovdqa     xmm7, oword [rsp]
 	vmovdqa     xmm8, oword [rsp + 16]
 	vmovdqa     xmm9, oword [rsp + 32]
@@ -2700,7 +2769,7 @@ asmgen_ghash_init_vpclmul_avx512:
 
 ; ----------------------------------------------------------------------------------------------------
 ; GHASH update (SP 800-38D): state = (state ^ X) * H for each 16-byte block X of data.
-; 32 blocks per reduction on zmm (H^9..H^32 computed per call), four blocks per vpclmulqdq:
+; 32 blocks per reduction on zmm (keys from the table's extension), four blocks per vpclmulqdq:
 ; (S + X1)*H^32 + X2*H^31 + ... + X32*H^1, Karatsuba products, one reduction; then one batch of 16;
 ; fewer than 16 blocks left: the ymm set's batch of 8 and tail.
 ;
@@ -2735,133 +2804,26 @@ asmgen_ghash_update_vpclmul_avx512:
 	vbroadcasti128 ymm15, oword [rel const_byte_reverse]
 	vmovdqu     xmm0, oword [rdi]
 	vpshufb     xmm0, xmm0, xmm15
+	cmp         rcx, 1
+	jz          near .asmgen_ghash_update_vpclmul_avx512_one
 	cmp         rcx, 16
 	jb          near .asmgen_ghash_update_vpclmul_avx512_rest
 	vshufi64x2  zmm15, zmm15, zmm15, 0x00
-	; Keys H^1..H^16: four powers per register, highest first.
-	vbroadcasti32x4 zmm8, oword [rel const_polyval_poly]
-	vmovdqu64   zmm5, zword [rsi]
-	vshufi64x2  zmm16, zmm5, zmm5, 0x1b
-	vmovdqu64   zmm5, zword [rsi + 64]
-	vshufi64x2  zmm17, zmm5, zmm5, 0x1b
-	vbroadcasti32x4 zmm7, oword [rsi + 112]
-	vpclmulqdq  zmm1, zmm16, zmm7, 0x00
-	vpclmulqdq  zmm2, zmm16, zmm7, 0x11
-	vpclmulqdq  zmm3, zmm16, zmm7, 0x01
-	vpclmulqdq  zmm5, zmm16, zmm7, 0x10
-	vpxorq      zmm3, zmm3, zmm5
-	vpslldq     zmm5, zmm3, 8
-	vpsrldq     zmm3, zmm3, 8
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm2, zmm2, zmm3
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm18, zmm1, zmm2
-	vpclmulqdq  zmm1, zmm17, zmm7, 0x00
-	vpclmulqdq  zmm2, zmm17, zmm7, 0x11
-	vpclmulqdq  zmm3, zmm17, zmm7, 0x01
-	vpclmulqdq  zmm5, zmm17, zmm7, 0x10
-	vpxorq      zmm3, zmm3, zmm5
-	vpslldq     zmm5, zmm3, 8
-	vpsrldq     zmm3, zmm3, 8
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm2, zmm2, zmm3
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm19, zmm1, zmm2
-	vpshufd     zmm24, zmm16, 0x4e
-	vpxorq      zmm24, zmm24, zmm16
-	vpshufd     zmm25, zmm17, 0x4e
-	vpxorq      zmm25, zmm25, zmm17
-	vpshufd     zmm26, zmm18, 0x4e
-	vpxorq      zmm26, zmm26, zmm18
-	vpshufd     zmm27, zmm19, 0x4e
-	vpxorq      zmm27, zmm27, zmm19
+	; Keys H^1..H^32: four powers per register, highest first; half-sums of two groups per register.
+	vmovdqu64   zmm16, zword [rsi + 704]
+	vmovdqu64   zmm17, zword [rsi + 640]
+	vmovdqu64   zmm18, zword [rsi + 576]
+	vmovdqu64   zmm19, zword [rsi + 512]
+	vmovdqu64   zmm20, zword [rsi + 448]
+	vmovdqu64   zmm21, zword [rsi + 384]
+	vmovdqu64   zmm22, zword [rsi + 320]
+	vmovdqu64   zmm23, zword [rsi + 256]
+	vmovdqu64   zmm24, zword [rsi + 960]
+	vmovdqu64   zmm25, zword [rsi + 896]
+	vmovdqu64   zmm26, zword [rsi + 832]
+	vmovdqu64   zmm27, zword [rsi + 768]
 	cmp         rcx, 32
 	jb          near .asmgen_ghash_update_vpclmul_avx512_batch16
-	; Keys H^17..H^32: four powers per register, highest first.
-	vbroadcasti32x4 zmm8, oword [rel const_polyval_poly]
-	vshufi64x2  zmm7, zmm19, zmm19, 0x00
-	vpclmulqdq  zmm1, zmm16, zmm7, 0x00
-	vpclmulqdq  zmm2, zmm16, zmm7, 0x11
-	vpclmulqdq  zmm3, zmm16, zmm7, 0x01
-	vpclmulqdq  zmm5, zmm16, zmm7, 0x10
-	vpxorq      zmm3, zmm3, zmm5
-	vpslldq     zmm5, zmm3, 8
-	vpsrldq     zmm3, zmm3, 8
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm2, zmm2, zmm3
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm20, zmm1, zmm2
-	vpclmulqdq  zmm1, zmm17, zmm7, 0x00
-	vpclmulqdq  zmm2, zmm17, zmm7, 0x11
-	vpclmulqdq  zmm3, zmm17, zmm7, 0x01
-	vpclmulqdq  zmm5, zmm17, zmm7, 0x10
-	vpxorq      zmm3, zmm3, zmm5
-	vpslldq     zmm5, zmm3, 8
-	vpsrldq     zmm3, zmm3, 8
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm2, zmm2, zmm3
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm21, zmm1, zmm2
-	vpclmulqdq  zmm1, zmm18, zmm7, 0x00
-	vpclmulqdq  zmm2, zmm18, zmm7, 0x11
-	vpclmulqdq  zmm3, zmm18, zmm7, 0x01
-	vpclmulqdq  zmm5, zmm18, zmm7, 0x10
-	vpxorq      zmm3, zmm3, zmm5
-	vpslldq     zmm5, zmm3, 8
-	vpsrldq     zmm3, zmm3, 8
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm2, zmm2, zmm3
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm22, zmm1, zmm2
-	vpclmulqdq  zmm1, zmm19, zmm7, 0x00
-	vpclmulqdq  zmm2, zmm19, zmm7, 0x11
-	vpclmulqdq  zmm3, zmm19, zmm7, 0x01
-	vpclmulqdq  zmm5, zmm19, zmm7, 0x10
-	vpxorq      zmm3, zmm3, zmm5
-	vpslldq     zmm5, zmm3, 8
-	vpsrldq     zmm3, zmm3, 8
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm2, zmm2, zmm3
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm23, zmm1, zmm2
-	vpshufd     zmm28, zmm20, 0x4e
-	vpxorq      zmm28, zmm28, zmm20
-	vpshufd     zmm29, zmm21, 0x4e
-	vpxorq      zmm29, zmm29, zmm21
-	vpshufd     zmm30, zmm22, 0x4e
-	vpxorq      zmm30, zmm30, zmm22
-	vpshufd     zmm31, zmm23, 0x4e
-	vpxorq      zmm31, zmm31, zmm23
 	align 16
 .asmgen_ghash_update_vpclmul_avx512_loop32:
 	; blocks 4..7 times H^28..H^25
@@ -2871,7 +2833,7 @@ asmgen_ghash_update_vpclmul_avx512:
 	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm1, zmm4, zmm22, 0x00
 	vpclmulqdq  zmm2, zmm4, zmm22, 0x11
-	vpclmulqdq  zmm3, zmm6, zmm30, 0x00
+	vpclmulqdq  zmm3, zmm6, zmm26, 0x00
 	; blocks 8..11 times H^24..H^21
 	vmovdqu64   zmm4, zword [rdx + 128]
 	vpshufb     zmm4, zmm4, zmm15
@@ -2881,7 +2843,7 @@ asmgen_ghash_update_vpclmul_avx512:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm21, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm29, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm25, 0x00
 	vpxorq      zmm3, zmm3, zmm5
 	; blocks 12..15 times H^20..H^17
 	vmovdqu64   zmm4, zword [rdx + 192]
@@ -2892,7 +2854,7 @@ asmgen_ghash_update_vpclmul_avx512:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm20, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm28, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm24, 0x00
 	vpxorq      zmm3, zmm3, zmm5
 	; blocks 16..19 times H^16..H^13
 	vmovdqu64   zmm4, zword [rdx + 256]
@@ -2903,7 +2865,7 @@ asmgen_ghash_update_vpclmul_avx512:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm19, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm27, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm27, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	; blocks 20..23 times H^12..H^9
 	vmovdqu64   zmm4, zword [rdx + 320]
@@ -2914,7 +2876,7 @@ asmgen_ghash_update_vpclmul_avx512:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm18, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm26, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm26, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	; blocks 24..27 times H^8..H^5
 	vmovdqu64   zmm4, zword [rdx + 384]
@@ -2925,7 +2887,7 @@ asmgen_ghash_update_vpclmul_avx512:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm17, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm25, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm25, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	; blocks 28..31 times H^4..H^1
 	vmovdqu64   zmm4, zword [rdx + 448]
@@ -2936,7 +2898,7 @@ asmgen_ghash_update_vpclmul_avx512:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm16, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm24, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm24, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	; blocks 0..3 times H^32..H^29
 	vmovdqu64   zmm4, zword [rdx]
@@ -2948,7 +2910,7 @@ asmgen_ghash_update_vpclmul_avx512:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm23, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm31, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm27, 0x00
 	vpxorq      zmm3, zmm3, zmm5
 	; The four lanes of each sum added; then Karatsuba and the reduction on xmm.
 	vextracti64x4 ymm5, zmm1, 0x01
@@ -2991,7 +2953,7 @@ asmgen_ghash_update_vpclmul_avx512:
 	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm1, zmm4, zmm18, 0x00
 	vpclmulqdq  zmm2, zmm4, zmm18, 0x11
-	vpclmulqdq  zmm3, zmm6, zmm26, 0x00
+	vpclmulqdq  zmm3, zmm6, zmm26, 0x10
 	; blocks 8..11 times H^8..H^5
 	vmovdqu64   zmm4, zword [rdx + 128]
 	vpshufb     zmm4, zmm4, zmm15
@@ -3001,7 +2963,7 @@ asmgen_ghash_update_vpclmul_avx512:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm17, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm25, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm25, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	; blocks 12..15 times H^4..H^1
 	vmovdqu64   zmm4, zword [rdx + 192]
@@ -3012,7 +2974,7 @@ asmgen_ghash_update_vpclmul_avx512:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm16, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm24, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm24, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	; blocks 0..3 times H^16..H^13
 	vmovdqu64   zmm4, zword [rdx]
@@ -3024,7 +2986,7 @@ asmgen_ghash_update_vpclmul_avx512:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm19, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm27, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm27, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	; The four lanes of each sum added; then Karatsuba and the reduction on xmm.
 	vextracti64x4 ymm5, zmm1, 0x01
@@ -3203,6 +3165,32 @@ asmgen_ghash_update_vpclmul_avx512:
 	vpxor       xmm1, xmm1, xmm5
 	vpxor       xmm0, xmm1, xmm2
 .asmgen_ghash_update_vpclmul_avx512_done:
+	jmp         short .asmgen_ghash_update_vpclmul_avx512_store
+
+.asmgen_ghash_update_vpclmul_avx512_one:
+	; One block: (S + X) * H on xmm (Karatsuba), one reduction.
+	vmovdqu     xmm8, oword [rdx]
+	vpshufb     xmm8, xmm8, xmm15
+	vpxor       xmm8, xmm8, xmm0
+	vpclmulqdq  xmm1, xmm8, oword [rsi], 0x00
+	vpclmulqdq  xmm2, xmm8, oword [rsi], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpclmulqdq  xmm3, xmm4, oword [rsi + 128], 0x00
+	vpxor       xmm3, xmm3, xmm1
+	vpxor       xmm3, xmm3, xmm2
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+.asmgen_ghash_update_vpclmul_avx512_store:
 	vpshufb     xmm0, xmm0, xmm15
 	vmovdqu     oword [rdi], xmm0
 	vzeroupper
@@ -3218,12 +3206,14 @@ asmgen_ghash_update_vpclmul_avx512:
 	align 32
 
 ; ----------------------------------------------------------------------------------------------------
-; POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^32), from h.
+; POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^32), from h.
 ; table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
 ; Montgomery domain: H^i = H^(i-1) * H * x^-128).
+; Then H^32..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
+; half-sums packed two per 16-byte lane from table[768] (pairs j and j + 8 in the low and high 64 bits).
 ;
 ; void asmgen_polyval_init_vpclmul_avx512(uint8_t *table, const uint8_t *h);
-; Requires: PCLMULQDQ, AVX
+; Requires: PCLMULQDQ, AVX, AVX2
 ; Saves: rsi, rdi, xmm8, xmm9, xmm14
 ; ----------------------------------------------------------------------------------------------------
 	section .text$asmgen_polyval_init_vpclmul_avx512 code align=32
@@ -3254,6 +3244,7 @@ asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 128], xmm5
+	vmovdqu     oword [rdi + 752], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -3276,6 +3267,7 @@ asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 144], xmm5
+	vmovdqu     oword [rdi + 736], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -3298,6 +3290,7 @@ asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 160], xmm5
+	vmovdqu     oword [rdi + 720], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -3320,6 +3313,7 @@ asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 176], xmm5
+	vmovdqu     oword [rdi + 704], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -3342,6 +3336,7 @@ asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 192], xmm5
+	vmovdqu     oword [rdi + 688], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -3364,6 +3359,7 @@ asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 208], xmm5
+	vmovdqu     oword [rdi + 672], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -3386,6 +3382,7 @@ asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 224], xmm5
+	vmovdqu     oword [rdi + 656], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -3408,6 +3405,66 @@ asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 240], xmm5
+	vmovdqu     oword [rdi + 640], xmm9
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	; H^9..H^32, each below the one before it in the table's extension.
+	lea         rax, [rdi + 624]
+	lea         r9, [rdi + 240]
+.asmgen_polyval_init_vpclmul_avx512_more_powers:
+	vmovdqu     oword [rax], xmm9
+	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
+	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
+	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpxor       xmm3, xmm3, xmm5
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm9, xmm1, xmm2
+	sub         rax, 16
+	cmp         rax, r9
+	jnz         short .asmgen_polyval_init_vpclmul_avx512_more_powers
+	; Half-sums of the pairs [H^(32-2j), H^(31-2j)] (low 64 bits of each lane) and [H^(16-2j), H^(15-2j)]
+	; (high), j = 0..7, packed.
+	mov         rax, rdi
+	lea         r9, [rdi + 256]
+.asmgen_polyval_init_vpclmul_avx512_pack:
+	vmovdqu     ymm1, yword [rax + 256]
+	vpshufd     ymm5, ymm1, 0x4e
+	vpxor       ymm1, ymm1, ymm5
+	vmovdqu     ymm2, yword [rax + 512]
+	vpshufd     ymm5, ymm2, 0x4e
+	vpxor       ymm2, ymm2, ymm5
+	vpunpcklqdq ymm1, ymm1, ymm2
+	vmovdqu     yword [rax + 768], ymm1
+	add         rax, 32
+	cmp         rax, r9
+	jnz         short .asmgen_polyval_init_vpclmul_avx512_pack
+	vzeroupper
 	vmovdqa     xmm8, oword [rsp]
 	vmovdqa     xmm9, oword [rsp + 16]
 	vmovdqa     xmm14, oword [rsp + 32]
@@ -3420,12 +3477,12 @@ asmgen_polyval_init_vpclmul_avx512:
 
 ; ----------------------------------------------------------------------------------------------------
 ; POLYVAL update (RFC 8452): state = (state ^ X) * H * x^-128 for each 16-byte block X of data.
-; 32 blocks per reduction on zmm (H^9..H^32 computed per call), four blocks per vpclmulqdq:
+; 32 blocks per reduction on zmm (keys from the table's extension), four blocks per vpclmulqdq:
 ; (S + X1)*H^32 + X2*H^31 + ... + X32*H^1, Karatsuba products, one reduction; then one batch of 16;
 ; fewer than 16 blocks left: the ymm set's batch of 8 and tail.
 ;
 ; void asmgen_polyval_update_vpclmul_avx512(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
-; Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW
+; Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F
 ; Saves: rsi, rdi, xmm6, xmm7, xmm8
 ; ----------------------------------------------------------------------------------------------------
 	section .text$asmgen_polyval_update_vpclmul_avx512 code align=32
@@ -3451,132 +3508,25 @@ asmgen_polyval_update_vpclmul_avx512:
 	mov         rdx, r8
 	mov         rcx, r9
 	vmovdqu     xmm0, oword [rdi]
+	cmp         rcx, 1
+	jz          near .asmgen_polyval_update_vpclmul_avx512_one
 	cmp         rcx, 16
 	jb          near .asmgen_polyval_update_vpclmul_avx512_rest
-	; Keys H^1..H^16: four powers per register, highest first.
-	vbroadcasti32x4 zmm8, oword [rel const_polyval_poly]
-	vmovdqu64   zmm5, zword [rsi]
-	vshufi64x2  zmm16, zmm5, zmm5, 0x1b
-	vmovdqu64   zmm5, zword [rsi + 64]
-	vshufi64x2  zmm17, zmm5, zmm5, 0x1b
-	vbroadcasti32x4 zmm7, oword [rsi + 112]
-	vpclmulqdq  zmm1, zmm16, zmm7, 0x00
-	vpclmulqdq  zmm2, zmm16, zmm7, 0x11
-	vpclmulqdq  zmm3, zmm16, zmm7, 0x01
-	vpclmulqdq  zmm5, zmm16, zmm7, 0x10
-	vpxorq      zmm3, zmm3, zmm5
-	vpslldq     zmm5, zmm3, 8
-	vpsrldq     zmm3, zmm3, 8
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm2, zmm2, zmm3
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm18, zmm1, zmm2
-	vpclmulqdq  zmm1, zmm17, zmm7, 0x00
-	vpclmulqdq  zmm2, zmm17, zmm7, 0x11
-	vpclmulqdq  zmm3, zmm17, zmm7, 0x01
-	vpclmulqdq  zmm5, zmm17, zmm7, 0x10
-	vpxorq      zmm3, zmm3, zmm5
-	vpslldq     zmm5, zmm3, 8
-	vpsrldq     zmm3, zmm3, 8
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm2, zmm2, zmm3
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm19, zmm1, zmm2
-	vpshufd     zmm24, zmm16, 0x4e
-	vpxorq      zmm24, zmm24, zmm16
-	vpshufd     zmm25, zmm17, 0x4e
-	vpxorq      zmm25, zmm25, zmm17
-	vpshufd     zmm26, zmm18, 0x4e
-	vpxorq      zmm26, zmm26, zmm18
-	vpshufd     zmm27, zmm19, 0x4e
-	vpxorq      zmm27, zmm27, zmm19
+	; Keys H^1..H^32: four powers per register, highest first; half-sums of two groups per register.
+	vmovdqu64   zmm16, zword [rsi + 704]
+	vmovdqu64   zmm17, zword [rsi + 640]
+	vmovdqu64   zmm18, zword [rsi + 576]
+	vmovdqu64   zmm19, zword [rsi + 512]
+	vmovdqu64   zmm20, zword [rsi + 448]
+	vmovdqu64   zmm21, zword [rsi + 384]
+	vmovdqu64   zmm22, zword [rsi + 320]
+	vmovdqu64   zmm23, zword [rsi + 256]
+	vmovdqu64   zmm24, zword [rsi + 960]
+	vmovdqu64   zmm25, zword [rsi + 896]
+	vmovdqu64   zmm26, zword [rsi + 832]
+	vmovdqu64   zmm27, zword [rsi + 768]
 	cmp         rcx, 32
 	jb          near .asmgen_polyval_update_vpclmul_avx512_batch16
-	; Keys H^17..H^32: four powers per register, highest first.
-	vbroadcasti32x4 zmm8, oword [rel const_polyval_poly]
-	vshufi64x2  zmm7, zmm19, zmm19, 0x00
-	vpclmulqdq  zmm1, zmm16, zmm7, 0x00
-	vpclmulqdq  zmm2, zmm16, zmm7, 0x11
-	vpclmulqdq  zmm3, zmm16, zmm7, 0x01
-	vpclmulqdq  zmm5, zmm16, zmm7, 0x10
-	vpxorq      zmm3, zmm3, zmm5
-	vpslldq     zmm5, zmm3, 8
-	vpsrldq     zmm3, zmm3, 8
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm2, zmm2, zmm3
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm20, zmm1, zmm2
-	vpclmulqdq  zmm1, zmm17, zmm7, 0x00
-	vpclmulqdq  zmm2, zmm17, zmm7, 0x11
-	vpclmulqdq  zmm3, zmm17, zmm7, 0x01
-	vpclmulqdq  zmm5, zmm17, zmm7, 0x10
-	vpxorq      zmm3, zmm3, zmm5
-	vpslldq     zmm5, zmm3, 8
-	vpsrldq     zmm3, zmm3, 8
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm2, zmm2, zmm3
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm21, zmm1, zmm2
-	vpclmulqdq  zmm1, zmm18, zmm7, 0x00
-	vpclmulqdq  zmm2, zmm18, zmm7, 0x11
-	vpclmulqdq  zmm3, zmm18, zmm7, 0x01
-	vpclmulqdq  zmm5, zmm18, zmm7, 0x10
-	vpxorq      zmm3, zmm3, zmm5
-	vpslldq     zmm5, zmm3, 8
-	vpsrldq     zmm3, zmm3, 8
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm2, zmm2, zmm3
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm22, zmm1, zmm2
-	vpclmulqdq  zmm1, zmm19, zmm7, 0x00
-	vpclmulqdq  zmm2, zmm19, zmm7, 0x11
-	vpclmulqdq  zmm3, zmm19, zmm7, 0x01
-	vpclmulqdq  zmm5, zmm19, zmm7, 0x10
-	vpxorq      zmm3, zmm3, zmm5
-	vpslldq     zmm5, zmm3, 8
-	vpsrldq     zmm3, zmm3, 8
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm2, zmm2, zmm3
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm1, zmm8, 0x10
-	vpshufd     zmm1, zmm1, 0x4e
-	vpxorq      zmm1, zmm1, zmm5
-	vpxorq      zmm23, zmm1, zmm2
-	vpshufd     zmm28, zmm20, 0x4e
-	vpxorq      zmm28, zmm28, zmm20
-	vpshufd     zmm29, zmm21, 0x4e
-	vpxorq      zmm29, zmm29, zmm21
-	vpshufd     zmm30, zmm22, 0x4e
-	vpxorq      zmm30, zmm30, zmm22
-	vpshufd     zmm31, zmm23, 0x4e
-	vpxorq      zmm31, zmm31, zmm23
 	align 16
 .asmgen_polyval_update_vpclmul_avx512_loop32:
 	; blocks 4..7 times H^28..H^25
@@ -3585,7 +3535,7 @@ asmgen_polyval_update_vpclmul_avx512:
 	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm1, zmm4, zmm22, 0x00
 	vpclmulqdq  zmm2, zmm4, zmm22, 0x11
-	vpclmulqdq  zmm3, zmm6, zmm30, 0x00
+	vpclmulqdq  zmm3, zmm6, zmm26, 0x00
 	; blocks 8..11 times H^24..H^21
 	vmovdqu64   zmm4, zword [rdx + 128]
 	vpshufd     zmm6, zmm4, 0x4e
@@ -3594,7 +3544,7 @@ asmgen_polyval_update_vpclmul_avx512:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm21, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm29, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm25, 0x00
 	vpxorq      zmm3, zmm3, zmm5
 	; blocks 12..15 times H^20..H^17
 	vmovdqu64   zmm4, zword [rdx + 192]
@@ -3604,7 +3554,7 @@ asmgen_polyval_update_vpclmul_avx512:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm20, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm28, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm24, 0x00
 	vpxorq      zmm3, zmm3, zmm5
 	; blocks 16..19 times H^16..H^13
 	vmovdqu64   zmm4, zword [rdx + 256]
@@ -3614,7 +3564,7 @@ asmgen_polyval_update_vpclmul_avx512:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm19, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm27, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm27, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	; blocks 20..23 times H^12..H^9
 	vmovdqu64   zmm4, zword [rdx + 320]
@@ -3624,7 +3574,7 @@ asmgen_polyval_update_vpclmul_avx512:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm18, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm26, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm26, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	; blocks 24..27 times H^8..H^5
 	vmovdqu64   zmm4, zword [rdx + 384]
@@ -3634,7 +3584,7 @@ asmgen_polyval_update_vpclmul_avx512:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm17, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm25, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm25, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	; blocks 28..31 times H^4..H^1
 	vmovdqu64   zmm4, zword [rdx + 448]
@@ -3644,7 +3594,7 @@ asmgen_polyval_update_vpclmul_avx512:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm16, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm24, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm24, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	; blocks 0..3 times H^32..H^29
 	vmovdqu64   zmm4, zword [rdx]
@@ -3655,7 +3605,7 @@ asmgen_polyval_update_vpclmul_avx512:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm23, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm31, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm27, 0x00
 	vpxorq      zmm3, zmm3, zmm5
 	; The four lanes of each sum added; then Karatsuba and the reduction on xmm.
 	vextracti64x4 ymm5, zmm1, 0x01
@@ -3697,7 +3647,7 @@ asmgen_polyval_update_vpclmul_avx512:
 	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm1, zmm4, zmm18, 0x00
 	vpclmulqdq  zmm2, zmm4, zmm18, 0x11
-	vpclmulqdq  zmm3, zmm6, zmm26, 0x00
+	vpclmulqdq  zmm3, zmm6, zmm26, 0x10
 	; blocks 8..11 times H^8..H^5
 	vmovdqu64   zmm4, zword [rdx + 128]
 	vpshufd     zmm6, zmm4, 0x4e
@@ -3706,7 +3656,7 @@ asmgen_polyval_update_vpclmul_avx512:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm17, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm25, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm25, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	; blocks 12..15 times H^4..H^1
 	vmovdqu64   zmm4, zword [rdx + 192]
@@ -3716,7 +3666,7 @@ asmgen_polyval_update_vpclmul_avx512:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm16, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm24, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm24, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	; blocks 0..3 times H^16..H^13
 	vmovdqu64   zmm4, zword [rdx]
@@ -3727,7 +3677,7 @@ asmgen_polyval_update_vpclmul_avx512:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm19, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm27, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm27, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	; The four lanes of each sum added; then Karatsuba and the reduction on xmm.
 	vextracti64x4 ymm5, zmm1, 0x01
@@ -3899,6 +3849,31 @@ asmgen_polyval_update_vpclmul_avx512:
 	vpxor       xmm1, xmm1, xmm5
 	vpxor       xmm0, xmm1, xmm2
 .asmgen_polyval_update_vpclmul_avx512_done:
+	jmp         short .asmgen_polyval_update_vpclmul_avx512_store
+
+.asmgen_polyval_update_vpclmul_avx512_one:
+	; One block: (S + X) * H on xmm (Karatsuba), one reduction.
+	vmovdqu     xmm8, oword [rdx]
+	vpxor       xmm8, xmm8, xmm0
+	vpclmulqdq  xmm1, xmm8, oword [rsi], 0x00
+	vpclmulqdq  xmm2, xmm8, oword [rsi], 0x11
+	vpshufd     xmm4, xmm8, 0x4e
+	vpxor       xmm4, xmm4, xmm8
+	vpclmulqdq  xmm3, xmm4, oword [rsi + 128], 0x00
+	vpxor       xmm3, xmm3, xmm1
+	vpxor       xmm3, xmm3, xmm2
+	vpslldq     xmm5, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm2, xmm2, xmm3
+	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+.asmgen_polyval_update_vpclmul_avx512_store:
 	vmovdqu     oword [rdi], xmm0
 	vzeroupper
 	vmovdqa     xmm6, oword [rsp]

@@ -17,8 +17,9 @@
 //! Every kernel set uses the same key-table layout ([`KEY_TABLE_BYTES`] bytes, 16-byte aligned): its first
 //! [`BASE_TABLE_BYTES`] hold H^1..H^8 at `16*(i-1)`, then each power's Karatsuba half-sum (`lo ^ hi` in both
 //! 64-bit lanes) at `128 + 16*(i-1)`; every set's init fills them and the fused GCM kernels read only them.
-//! The rest is the x86_64 ymm set's extension, which only its init fills: H^32..H^1 descending
-//! ([`ext_h_offset`]) and their half-sums packed two to a 16-byte lane ([`ext_hk`]).
+//! The rest is the x86_64 ymm and zmm sets' extension, which only their inits fill (one key setup under two
+//! names): H^32..H^1 descending ([`ext_h_offset`]) and their half-sums packed two to a 16-byte lane
+//! ([`ext_hk`]).
 //!
 //! Function signatures (every kernel set; declared once in [`crate::Role`]):
 //! * `<name>_init(uint8_t *table, const uint8_t *h)`: key setup from the 16-byte key `h`.
@@ -34,7 +35,7 @@ pub mod x86_64_vpclmul;
 
 use crate::Role;
 
-/// Bytes of the key table a caller provides (the most any set's init fills: the ymm set's extension).
+/// Bytes of the key table a caller provides (the most any set's init fills: the ymm and zmm sets' extension).
 pub const KEY_TABLE_BYTES: usize = 1024;
 /// Bytes of the table every set's init fills: H^1..H^8 and their half-sums.
 pub const BASE_TABLE_BYTES: usize = 256;
@@ -97,7 +98,7 @@ pub const fn hk_offset(power: usize) -> i32 {
     128 + h_offset(power)
 }
 
-/// Where the table's extension (filled by the x86_64 ymm set's init) keeps `H^power`, for `power` in
+/// Where the table's extension (filled by the x86_64 ymm and zmm sets' init) keeps `H^power`, for `power` in
 /// `1..=32`, highest first: the 32 bytes at `ext_h_offset(2m)` are the pair `[H^2m, H^(2m-1)]` one ymm load
 /// puts against two consecutive blocks, and the 64 at `ext_h_offset(4m)` are `[H^4m..H^(4m-3)]`.
 pub const fn ext_h_offset(power: usize) -> i32 {

@@ -147,7 +147,7 @@ pub fn init_named(f: Flavour, abi: Abi, suffix: &str) -> Result<Function<X86_64>
 }
 
 /// The key setup named `asmgen_<f>_init_<suffix>`: H^1..H^8 and their half-sums into the table's base, and
-/// with `ext` (the ymm set) H^1..H^32 into the extension too and their half-sums packed.
+/// with `ext` (the ymm and zmm sets) H^1..H^32 into the extension too and their half-sums packed.
 pub fn init_of(f: Flavour, abi: Abi, suffix: &str, ext: bool) -> Result<Function<X86_64>, GenError> {
     let name = format!("asmgen_{}_init_{suffix}", f.name());
     let features: &[X86Feature] = if ext {

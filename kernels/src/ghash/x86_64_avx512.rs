@@ -1,22 +1,22 @@
 //! GHASH/POLYVAL with VPCLMULQDQ on zmm registers (AVX-512): four blocks per carry-less multiply.
 //!
-//! The key table is the xmm set's (256 bytes, H^1..H^8 and their Karatsuba half-sums; the key setup is that
-//! set's kernel under this set's name). A call of at least 16 blocks first builds its keys in zmm16 and up,
-//! four powers per register, highest first: the table's H^1..H^8 lane-reversed (`vshufi64x2`) into
-//! `[H^4, H^3, H^2, H^1]` and `[H^8..H^5]`, H^9..H^16 as those times H^8 (broadcast to every lane), and, for
-//! a call of at least 32 blocks, H^17..H^32 as `[H^4..H^1]`..`[H^16..H^13]` times H^16; then each
-//! register's Karatsuba half-sums. So four data blocks loaded as they lie pair with one key register, and
-//! the table stays 256 bytes for every set. The loop absorbs [`BATCH`] (32) blocks per reduction: Karatsuba
-//! products, three `vpclmulqdq` per four blocks; the groups that do not depend on the state are multiplied
-//! before the one that does, so the out-of-order core overlaps them with the previous batch's reduction.
-//! The four lanes of the three sums are added (`vextracti64x4`, `vextracti128`) before one xmm Montgomery
-//! reduction. Then at most one batch of 16 on the lower keys; what is left (fewer than 16 blocks, and every
-//! call shorter than that) goes through the ymm set's code for a batch of 8 and its tail, and the state is
-//! loaded and stored by the ymm set's code: below 16 blocks this kernel is the ymm kernel plus one compare.
+//! The key table is the ymm set's (the table's 1 KiB: H^1..H^8 and their half-sums, then H^32..H^1 highest
+//! first and their half-sums packed; the key setup is that set's kernel under this set's name). A call of at
+//! least 16 blocks loads its keys into zmm16 and up: four powers per register, highest first, each a 64-byte
+//! load of the extension (`[H^4j+4..H^4j+1]` pairs with four data blocks loaded as they lie), and the
+//! packed half-sums of two groups per register (the `vpclmulqdq` selector picks a group's 64 bits): no key
+//! is computed per call. The loop absorbs [`BATCH`] (32) blocks per reduction: Karatsuba products, three
+//! `vpclmulqdq` per four blocks; the groups that do not depend on the state are multiplied before the one
+//! that does, so the out-of-order core overlaps them with the previous batch's reduction. The four lanes of
+//! the three sums are added (`vextracti64x4`, `vextracti128`) before one xmm Montgomery reduction. Then at
+//! most one batch of 16 on the lower keys; what is left (fewer than 16 blocks, and every call shorter than
+//! that) goes through the ymm set's code for a batch of 8 and its tail, and the state is loaded and stored by
+//! the ymm set's code: below 16 blocks this kernel is the ymm kernel plus one compare. A call of one block
+//! takes the xmm set's one-block path, as the ymm kernel's does.
 
 use super::x86_64::{combine, fold, Poly, Reduction};
 use super::x86_64_vpclmul as ymm;
-use super::{h_offset, Flavour, POLY};
+use super::{ext_h_offset, ext_hk, Flavour, POLY};
 use crate::arch::x86_64::mov_count;
 use crate::role;
 use crate::Blocks;
@@ -51,22 +51,27 @@ const MID: Zmm = Zmm(3); // sums of the middle products
 const X: Zmm = Zmm(4); // the four blocks being absorbed
 const T: Zmm = Zmm(5); // scratch
 const XS: Zmm = Zmm(6); // the blocks' Karatsuba half-sums
-const HB: Zmm = Zmm(7); // H^8 or H^16 in every lane (key setup only)
-const PZ: Zmm = Zmm(8); // the reduction constant in every lane (key setup only)
 
 /// Key register of power group `j`: lanes `[H^(4j+4), H^(4j+3), H^(4j+2), H^(4j+1)]`.
 const fn key(j: usize) -> Zmm {
     Zmm(16 + j as u8)
 }
 
-/// The Karatsuba half-sums of [`key`]`(j)`.
-const fn key_hk(j: usize) -> Zmm {
-    Zmm(16 + (GROUPS + j) as u8)
+/// Where the Karatsuba half-sums of [`key`]`(j)` are: a register (groups `j` and `j + 4` share one, as the
+/// table's 64 bytes they are loaded from) and the `vpclmulqdq` selector of the group's 64 bits in it.
+fn key_hk(j: usize) -> (Zmm, u8) {
+    let (_, sel) = ext_hk(pair_of(j));
+    (Zmm(16 + (GROUPS + j % (GROUPS / 2)) as u8), sel)
 }
 
-/// `<f>_init_vpclmul_avx512(table, h)`: the xmm set's key setup (the same table).
+/// The ymm set's pair (of [`ext_hk`]) with the two highest powers of group `j`: `[H^(4j+4), H^(4j+3)]`.
+const fn pair_of(j: usize) -> usize {
+    (super::EXT_POWERS - 4 * j - 4) / 2
+}
+
+/// `<f>_init_vpclmul_avx512(table, h)`: the ymm set's key setup (the same table, extension included).
 pub fn init(f: Flavour, abi: Abi) -> Result<Function<X86_64>, GenError> {
-    super::x86_64::init_named(f, abi, "vpclmul_avx512")
+    super::x86_64::init_of(f, abi, "vpclmul_avx512", true)
 }
 
 /// `<f>_update_vpclmul_avx512(state, table, data, nblocks)`: absorbs `nblocks` blocks, [`BATCH`] per
@@ -81,7 +86,7 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<X86_64
     let name = format!("asmgen_{}_update_vpclmul_avx512{}", f.name(), blocks.suffix());
     let mut b = B::new(&name, abi, FEATURES);
     crate::doc_role(&mut b, f.update_role());
-    b.doc("32 blocks per reduction on zmm (H^9..H^32 computed per call), four blocks per vpclmulqdq:");
+    b.doc("32 blocks per reduction on zmm (keys from the table's extension), four blocks per vpclmulqdq:");
     b.doc("(S + X1)*H^32 + X2*H^31 + ... + X32*H^1, Karatsuba products, one reduction; then one batch of 16;");
     b.doc("fewer than 16 blocks left: the ymm set's batch of 8 and tail.");
     if let Some(d) = blocks.doc() {
@@ -93,16 +98,17 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<X86_64
     }
     let state = mem(state, 0);
     ymm::prologue(&mut b, f, &state);
-    let [rest, half, lp] = ["rest", "batch16", "loop32"].map(|l| b.label(l));
+    let [one, rest, half, lp, store] = ["one", "rest", "batch16", "loop32", "store"].map(|l| b.label(l));
+    b.cmp(n, 1);
+    b.jz(&one);
     b.cmp(n, HALF as i32);
     b.jb(&rest);
     if f.reflected() {
         b.vshufi64x2(BSWAP, BSWAP, BSWAP, 0x00);
     }
-    keys(&mut b, table, 0..GROUPS / 2);
+    keys(&mut b, table);
     b.cmp(n, BATCH as i32);
     b.jb(&half);
-    keys(&mut b, table, GROUPS / 2..GROUPS);
     b.align(4);
     b.bind(&lp);
     batch(&mut b, f, data, GROUPS);
@@ -120,6 +126,12 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<X86_64
     b.blank();
     b.bind(&rest);
     ymm::absorb_body(&mut b, f, table, data, n);
+    b.jmp(&store);
+    b.blank();
+    b.bind(&one);
+    let p = poly(&mut b);
+    super::x86_64::absorb_one(&mut b, f, table, data, Poly::Mem(p));
+    b.bind(&store);
     ymm::epilogue(&mut b, f, state);
     b.vzeroupper();
     b.finish()
@@ -130,52 +142,16 @@ fn poly(b: &mut B) -> Mem {
     rip(&b.constant("polyval_poly", 16, "x^128 + x^127 + x^126 + x^121 + 1, reflected", &POLY))
 }
 
-/// The key registers of power groups `groups` and their Karatsuba half-sums: groups 0 and 1 the table's powers
-/// lane-reversed; group 2 and 3 those times H^8 (broadcast), groups 4..7 groups 0..3 times H^16 (group 3's
-/// first lane broadcast); schoolbook products, the Montgomery reduction in every lane.
-fn keys(b: &mut B, table: Gpr, groups: std::ops::Range<usize>) {
-    b.comment(format_args!(
-        "Keys H^{}..H^{}: four powers per register, highest first.",
-        4 * groups.start + 1,
-        4 * groups.end
-    ));
-    let p = poly(b);
-    b.vbroadcasti32x4(PZ, p);
-    for j in groups.clone() {
-        match j {
-            0 | 1 => {
-                b.vmovdqu64(T, mem(table, h_offset(4 * j + 1)));
-                b.vshufi64x2(key(j), T, T, 0x1b);
-                continue;
-            }
-            2 => {
-                b.vbroadcasti32x4(HB, mem(table, h_offset(8)));
-            }
-            4 => {
-                b.vshufi64x2(HB, key(3), key(3), 0x00);
-            }
-            _ => {}
-        };
-        let a = key(if j < 4 { j - 2 } else { j - 4 });
-        b.vpclmulqdq(LO, a, HB, 0x00);
-        b.vpclmulqdq(HI, a, HB, 0x11);
-        b.vpclmulqdq(MID, a, HB, 0x01);
-        b.vpclmulqdq(T, a, HB, 0x10);
-        b.vpxorq(MID, MID, T);
-        b.vpslldq(T, MID, 8);
-        b.vpsrldq(MID, MID, 8);
-        b.vpxorq(LO, LO, T);
-        b.vpxorq(HI, HI, MID);
-        for _ in 0..2 {
-            b.vpclmulqdq(T, LO, PZ, 0x10);
-            b.vpshufd(LO, LO, 0x4e);
-            b.vpxorq(LO, LO, T);
-        }
-        b.vpxorq(key(j), LO, HI);
+/// The key registers from the table's extension: each group's four powers (64 bytes, highest first), and
+/// the half-sums of groups `j` and `j + 4` (the 64 bytes where the ymm set keeps its pairs `p` and `p + 8`).
+fn keys(b: &mut B, table: Gpr) {
+    b.comment("Keys H^1..H^32: four powers per register, highest first; half-sums of two groups per register.");
+    for j in 0..GROUPS {
+        b.vmovdqu64(key(j), mem(table, ext_h_offset(4 * j + 4)));
     }
-    for j in groups {
-        b.vpshufd(key_hk(j), key(j), 0x4e);
-        b.vpxorq(key_hk(j), key_hk(j), key(j));
+    for j in 0..GROUPS / 2 {
+        let (offset, _) = ext_hk(pair_of(j));
+        b.vmovdqu64(key_hk(j).0, mem(table, offset));
     }
 }
 
@@ -195,7 +171,8 @@ fn batch(b: &mut B, f: Flavour, data: Gpr, groups: usize) {
         b.vpshufd(XS, X, 0x4e);
         b.vpxorq(XS, XS, X);
         let j = groups - 1 - g;
-        for (acc, a, k, sel) in [(LO, X, key(j), 0x00), (HI, X, key(j), 0x11), (MID, XS, key_hk(j), 0x00)] {
+        let (hk, hk_sel) = key_hk(j);
+        for (acc, a, k, sel) in [(LO, X, key(j), 0x00), (HI, X, key(j), 0x11), (MID, XS, hk, hk_sel)] {
             if g == 1 {
                 b.vpclmulqdq(acc, a, k, sel);
             } else {

@@ -145,8 +145,8 @@ macro_rules! universal_hash {
                     return Err(Error::InvalidLength { what: "fixed block count", len: blocks });
                 }
                 let mut core = Core::new($kernels(), h);
-                // Only a fixed-size kernel of the set whose init filled the table: the ymm set's reads H^9..H^32,
-                // which only its own init writes.
+                // Only a fixed-size kernel of the set whose init filled the table: the ymm and zmm sets' read
+                // H^9..H^32, which only their own inits write.
                 core.fixed = dispatch::fixed_hash(blocks)
                     .filter(|k| backend::set_name(k.0) == backend::set_name(core.kernels.name))
                     .map(|k| Fixed { name: k.0, blocks, update: $pick(k) });
