@@ -134,8 +134,8 @@ const ROLES: &[RoleInfo] = &[
             h: the 16-byte hash key H = E(K, 0^128), bytes as the standard writes them; read only.\n\
             table: PREFIX_GHASH_KEY_TABLE_BYTES (1024) bytes, written: H^1..H^8 and their Karatsuba half-sums in the\n\
             kernels' own form in the first 256 bytes (the same layout in every set of a target); the x86_64 ymm and\n\
-            zmm sets also H^9..H^32 in the rest. Treat it as opaque: fill it with an init of this listing and pass it to the\n\
-            update of the same set, or as htable to the SM4 listing's gcm_enc and gcm_dec (any set's init).",
+            zmm sets also H^9..H^32 in the rest. Treat it as opaque: fill it with an init of this listing and pass\n\
+            it to the update of the same set, or as htable to the SM4 listing's gcm_enc and gcm_dec (any set's init).",
     },
     RoleInfo {
         role: Role::GhashUpdate,
