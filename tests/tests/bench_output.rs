@@ -19,11 +19,13 @@ fn figures() -> Figures {
             series("OpenSSL 3.0.19 AES-128-GCM (AAD only)", false, [60.0, 5.0, 0.7]),
         ],
         missing: vec![],
+        ghz: vec![Some(3.0), Some(2.9), Some(3.1)],
     };
     let ctr = Family {
         name: "SM4-CTR".into(),
         series: vec![series("asmgen <fast> \"quoted\"", true, [20.0, 4.0, 2.0])],
         missing: vec!["OpenSSL SM4-CTR: n/a (install: apt-get install libssl3)".into()],
+        ghz: vec![Some(3.0), None, Some(3.0)],
     };
     Figures {
         machine: Machine {
@@ -51,6 +53,8 @@ fn json_holds_every_figure() {
     for (fam, want) in fams.iter().zip(&f.families) {
         assert_eq!(fam["name"], want.name.as_str());
         assert_eq!(fam["missing"].as_array().expect("missing").len(), want.missing.len());
+        let ghz: Vec<Option<f64>> = fam["ghz"].as_array().expect("ghz").iter().map(|g| g.as_f64()).collect();
+        assert_eq!(ghz, want.ghz, "{}: the clock per size", want.name);
         let series = fam["series"].as_array().expect("series");
         assert_eq!(series.len(), want.series.len());
         for (s, w) in series.iter().zip(&want.series) {

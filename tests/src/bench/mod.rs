@@ -48,7 +48,8 @@ pub struct Machine {
     pub cpu: String,
     /// The CPU features the kernels select on (the JIT's view of the host).
     pub features: Vec<String>,
-    /// The calibrated core clock in GHz (x86_64), which turns ns/B into c/B.
+    /// The core clock in GHz at the start of the run (x86_64; each family's sizes have their own, see
+    /// [`Family::ghz`]).
     pub ghz: Option<f64>,
     /// The date of the run, UTC, as YYYY-MM-DD.
     pub date: String,
@@ -95,6 +96,9 @@ pub struct Family {
     pub series: Vec<Series>,
     /// Peers that could not be measured ("n/a"), with why.
     pub missing: Vec<String>,
+    /// The core clock in GHz while each message size was measured (sampled between the contenders'
+    /// batches; one per size, in the points' order), which turns that size's ns/B into c/B.
+    pub ghz: Vec<Option<f64>>,
 }
 
 /// All figures of one run.
@@ -137,7 +141,7 @@ fn json_num(x: Option<f64>) -> String {
 
 impl Figures {
     /// The figures as a JSON document: `{"machine": {...}, "method": "...", "families": [{"name", "missing",
-    /// "series": [{"contender", "ours", "points": [{"size", "mbs", "cpb"}]}]}]}`.
+    /// "ghz": [per size], "series": [{"contender", "ours", "points": [{"size", "mbs", "cpb"}]}]}]}`.
     pub fn to_json(&self) -> String {
         let m = &self.machine;
         let features: Vec<String> = m.features.iter().map(|f| json_str(f)).collect();
@@ -155,12 +159,14 @@ impl Figures {
         o.push_str("  \"families\": [");
         for (fi, f) in self.families.iter().enumerate() {
             let missing: Vec<String> = f.missing.iter().map(|s| json_str(s)).collect();
+            let ghz: Vec<String> = f.ghz.iter().map(|&g| json_num(g)).collect();
             let _ = write!(
                 o,
-                "{}\n    {{\"name\": {}, \"missing\": [{}], \"series\": [",
+                "{}\n    {{\"name\": {}, \"missing\": [{}], \"ghz\": [{}], \"series\": [",
                 if fi == 0 { "" } else { "," },
                 json_str(&f.name),
-                missing.join(", ")
+                missing.join(", "),
+                ghz.join(", ")
             );
             for (si, s) in f.series.iter().enumerate() {
                 let points: Vec<String> = s

@@ -66,52 +66,82 @@ fn batch_ns_per_byte(c: &mut Contender, msg: &[u8], n: usize) -> f64 {
     t.elapsed().as_nanos() as f64 / (n * msg.len()) as f64
 }
 
-/// Nanoseconds per byte of each contender on `msg`: the median of [`SAMPLES`] batches, the contenders' batches
-/// taken in turn (one of each, then the next of each), so that a slow spell of the machine falls on all of
-/// them rather than on whichever was running.
-fn ns_per_byte(cs: &mut [Contender], msg: &[u8]) -> Vec<f64> {
+/// What one size's measurement gives: each contender's nanoseconds per byte, and the core clock in GHz
+/// sampled between their batches (absent where it cannot be calibrated).
+struct Row {
+    ns: Vec<f64>,
+    ghz: Option<f64>,
+}
+
+/// Each contender on `msg`: the median of [`SAMPLES`] batches, the contenders' batches taken in turn (one of
+/// each, then the next of each), so that a slow spell of the machine falls on all of them rather than on
+/// whichever was running; and the core clock, one [`clock_sample`] per turn, its median. Cycles per byte are
+/// then this size's ns/B times this size's clock: a spell in which the machine runs slower (a lower clock,
+/// time taken by other guests) shows in the clock as in the kernels' ns/B instead of reading as slower code.
+fn measure(cs: &mut [Contender], msg: &[u8]) -> Row {
     let sizes: Vec<usize> = cs.iter_mut().map(|c| batch_size(c, msg)).collect();
     let mut samples = vec![Vec::with_capacity(SAMPLES); cs.len()];
+    let mut clock = Vec::with_capacity(SAMPLES);
     for _ in 0..SAMPLES {
         for ((c, &n), s) in cs.iter_mut().zip(&sizes).zip(&mut samples) {
             s.push(batch_ns_per_byte(c, msg, n));
         }
+        clock.extend(clock_sample());
     }
-    samples
-        .into_iter()
-        .map(|mut s| {
-            s.sort_by(|a, b| a.partial_cmp(b).unwrap());
-            s[SAMPLES / 2]
-        })
-        .collect()
+    let ghz = (clock.len() == SAMPLES).then(|| median(clock));
+    Row { ns: samples.into_iter().map(median).collect(), ghz }
 }
 
-/// Core clock in GHz, from a chain of dependent register-register adds (one cycle each on every x86_64 core;
-/// register operands, because recent cores fold `add reg, imm` chains at rename).
+/// The median of [`SAMPLES`] figures.
+fn median(mut s: Vec<f64>) -> f64 {
+    s.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    s[s.len() / 2]
+}
+
+/// `iters` times eight dependent register-register adds (one cycle each on every x86_64 core; register
+/// operands, because recent cores fold `add reg, imm` chains at rename).
+#[cfg(target_arch = "x86_64")]
+fn add_chain(iters: u64) {
+    // SAFETY: register-only arithmetic.
+    unsafe {
+        std::arch::asm!(
+            "2:",
+            "add {x}, {one}", "add {x}, {one}", "add {x}, {one}", "add {x}, {one}",
+            "add {x}, {one}", "add {x}, {one}", "add {x}, {one}", "add {x}, {one}",
+            "sub {n}, 1",
+            "jnz 2b",
+            x = inout(reg) 0u64 => _,
+            one = in(reg) 1u64,
+            n = inout(reg) iters => _,
+            options(nostack, nomem),
+        );
+    }
+}
+
+/// The core clock in GHz over one add chain of some 5 ms.
+#[cfg(target_arch = "x86_64")]
+fn clock_sample() -> Option<f64> {
+    const ITERS: u64 = 2_000_000;
+    let t = Instant::now();
+    add_chain(ITERS);
+    Some(8.0 * ITERS as f64 / t.elapsed().as_nanos() as f64)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn clock_sample() -> Option<f64> {
+    None
+}
+
+/// The core clock in GHz at the start of the run (the header's figure): the fastest of seven add chains after
+/// a warm-up chain.
 #[cfg(target_arch = "x86_64")]
 fn core_ghz() -> Option<f64> {
-    fn chain(iters: u64) {
-        // SAFETY: register-only arithmetic.
-        unsafe {
-            std::arch::asm!(
-                "2:",
-                "add {x}, {one}", "add {x}, {one}", "add {x}, {one}", "add {x}, {one}",
-                "add {x}, {one}", "add {x}, {one}", "add {x}, {one}", "add {x}, {one}",
-                "sub {n}, 1",
-                "jnz 2b",
-                x = inout(reg) 0u64 => _,
-                one = in(reg) 1u64,
-                n = inout(reg) iters => _,
-                options(nostack, nomem),
-            );
-        }
-    }
     let iters = 20_000_000u64;
-    chain(iters);
+    add_chain(iters);
     let best = (0..7)
         .map(|_| {
             let t = Instant::now();
-            chain(iters);
+            add_chain(iters);
             t.elapsed().as_nanos() as f64
         })
         .fold(f64::MAX, f64::min);
@@ -846,7 +876,7 @@ fn jit_report() {
 }
 
 /// Measures one family, prints its table, and returns its figures.
-fn family(kind: &str, mode: Option<i32>, decrypt: bool, libs: Libs, msg: &[u8], ghz: Option<f64>) -> Family {
+fn family(kind: &str, mode: Option<i32>, decrypt: bool, libs: Libs, msg: &[u8]) -> Family {
     let (mut cs, missing) =
         if kind.starts_with("SM4") { sm4_contenders(kind, mode, decrypt, libs) } else { contenders(kind, libs) };
     println!();
@@ -854,10 +884,7 @@ fn family(kind: &str, mode: Option<i32>, decrypt: bool, libs: Libs, msg: &[u8], 
     for m in &missing {
         println!("peer missing (n/a): {} (install: {})", m.name, m.install);
     }
-    let mut table: Vec<Vec<f64>> = Vec::new();
-    for &size in &SIZES {
-        table.push(ns_per_byte(&mut cs, &msg[..size]));
-    }
+    let rows: Vec<Row> = SIZES.iter().map(|&size| measure(&mut cs, &msg[..size])).collect();
     for (ci, c) in cs.iter().enumerate() {
         println!("[{}] {}{}", ci + 1, c.name, if c.ours { "" } else { " (peer)" });
     }
@@ -865,21 +892,22 @@ fn family(kind: &str, mode: Option<i32>, decrypt: bool, libs: Libs, msg: &[u8], 
     for ci in 0..cs.len() {
         header += &format!(" | {:>9} {:>6}", format!("[{}] MB/s", ci + 1), "c/B");
     }
-    header += " | [1] vs best peer";
+    header += " | [1] vs best peer |  GHz";
     println!("{header}");
-    for (si, &size) in SIZES.iter().enumerate() {
+    for (row, &size) in rows.iter().zip(&SIZES) {
         let mut line = format!("{size:>6}");
-        for ns in &table[si] {
+        for ns in &row.ns {
             let mbs = 1e3 / ns;
-            let cpb = ghz.map(|g| format!("{:.3}", ns * g)).unwrap_or_else(|| "-".into());
+            let cpb = row.ghz.map(|g| format!("{:.3}", ns * g)).unwrap_or_else(|| "-".into());
             line += &format!(" | {mbs:>9.0} {cpb:>6}");
         }
-        let best_peer = cs.iter().zip(&table[si]).filter(|(c, _)| !c.ours).map(|(_, ns)| *ns).fold(f64::MAX, f64::min);
+        let best_peer = cs.iter().zip(&row.ns).filter(|(c, _)| !c.ours).map(|(_, ns)| *ns).fold(f64::MAX, f64::min);
         if best_peer < f64::MAX {
-            line += &format!(" | {:.2}x", best_peer / table[si][0]);
+            line += &format!(" | {:>16}", format!("{:.2}x", best_peer / row.ns[0]));
         } else {
-            line += " | -";
+            line += &format!(" | {:>16}", "-");
         }
+        line += &row.ghz.map(|g| format!(" | {g:.2}")).unwrap_or_else(|| " |    -".into());
         println!("{line}");
     }
     let series = cs
@@ -890,13 +918,13 @@ fn family(kind: &str, mode: Option<i32>, decrypt: bool, libs: Libs, msg: &[u8], 
             ours: c.ours,
             points: SIZES
                 .iter()
-                .zip(&table)
-                .map(|(&size, row)| Point { size, mbs: 1e3 / row[ci], cpb: ghz.map(|g| row[ci] * g) })
+                .zip(&rows)
+                .map(|(&size, row)| Point { size, mbs: 1e3 / row.ns[ci], cpb: row.ghz.map(|g| row.ns[ci] * g) })
                 .collect(),
         })
         .collect();
     let missing = missing.iter().map(|m| format!("{}: n/a (install: {})", m.name, m.install)).collect();
-    Family { name: kind.to_string(), series, missing }
+    Family { name: kind.to_string(), series, missing, ghz: rows.iter().map(|r| r.ghz).collect() }
 }
 
 /// Writes the JSON file and the SVG charts the arguments ask for.
@@ -943,7 +971,10 @@ fn main() {
         println!("machine: {} (load average {l:.2} at the start)", figures.machine.cpu);
     }
     match ghz {
-        Some(g) => println!("core clock: {g:.2} GHz (calibrated: chain of dependent register adds); c/B = ns/B x GHz"),
+        Some(g) => println!(
+            "core clock: {g:.2} GHz at the start (a chain of dependent register adds); c/B = ns/B x the clock \
+             sampled between each size's batches (GHz column)"
+        ),
         None => println!("core clock: not calibrated on this architecture; c/B not reported"),
     }
     figures.method = format!(
@@ -972,7 +1003,7 @@ fn main() {
         {
             continue;
         }
-        figures.families.push(family(kind, mode, decrypt, libs, &msg, ghz));
+        figures.families.push(family(kind, mode, decrypt, libs, &msg));
     }
     if let Err(e) = write_outputs(&args, &figures) {
         eprintln!("bench: {e}");
