@@ -31,7 +31,7 @@
 /* Bytes of gcm_enc's and gcm_dec's state: the counter block, then the GHASH state. */
 #define ASMGEN_SM4_GCM_STATE_BYTES 32
 /* Bytes of gcm_enc's and gcm_dec's htable: the GHASH listing's key table. */
-#define ASMGEN_SM4_GCM_HTABLE_BYTES 1024
+#define ASMGEN_SM4_GCM_HTABLE_BYTES 2048
 /* Bytes of the counter that ccm_enc and ccm_dec update. */
 #define ASMGEN_SM4_CCM_CTR_BYTES 16
 /* Bytes of the CBC-MAC that ccm_enc and ccm_dec update. */
@@ -187,7 +187,7 @@ void asmgen_sm4_xts_unit_dec_gb_ce(const uint8_t *rk_dec, const uint8_t *rk_twea
  * state: ASMGEN_SM4_GCM_STATE_BYTES (32) bytes, read and updated, so calls chain: state[0..16] the
  * counter block (its last 4 bytes a big-endian counter incremented mod 2^32, inc32: after
  * 0xffffffff comes 0, the first 12 bytes never change), state[16..32] the GHASH state in GCM's byte
- * order, as the GHASH listing's ghash_update keeps it. htable: ASMGEN_SM4_GCM_HTABLE_BYTES (1024) bytes
+ * order, as the GHASH listing's ghash_update keeps it. htable: ASMGEN_SM4_GCM_HTABLE_BYTES (2048) bytes
  * filled by the GHASH listing's ghash_init with H = E(K, 0^128). Decryption: gcm_dec.
  */
 /* requires pmull, sm4 */

@@ -34,7 +34,7 @@
 /* Bytes of gcm_enc's and gcm_dec's state: the counter block, then the GHASH state. */
 #define ASMGEN_SM4_GCM_STATE_BYTES 32
 /* Bytes of gcm_enc's and gcm_dec's htable: the GHASH listing's key table. */
-#define ASMGEN_SM4_GCM_HTABLE_BYTES 1024
+#define ASMGEN_SM4_GCM_HTABLE_BYTES 2048
 /* Bytes of the counter that ccm_enc and ccm_dec update. */
 #define ASMGEN_SM4_CCM_CTR_BYTES 16
 /* Bytes of the CBC-MAC that ccm_enc and ccm_dec update. */

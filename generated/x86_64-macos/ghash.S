@@ -39,7 +39,7 @@
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^32), from h.
+ * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.
  * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
  * Montgomery domain: H^i = H^(i-1) * H * x^-128).
  *
@@ -412,7 +412,7 @@ Lasmgen_ghash_update_avx_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^32), from h.
+ * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.
  * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
  * Montgomery domain: H^i = H^(i-1) * H * x^-128).
  *
@@ -761,11 +761,11 @@ Lasmgen_polyval_update_avx_done:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^32), from h.
+ * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.
  * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
  * Montgomery domain: H^i = H^(i-1) * H * x^-128).
- * Then H^32..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
- * half-sums packed two per 16-byte lane from table[768] (pairs j and j + 8 in the low and high 64 bits).
+ * Then H^64..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
+ * half-sums packed two per 16-byte lane from table[1280] (pairs j and j + 16 in the low and high 64 bits).
  *
  * void asmgen_ghash_init_vpclmul_avx2(uint8_t *table, const uint8_t *h);
  * Requires: PCLMULQDQ, AVX, AVX2
@@ -797,7 +797,7 @@ _asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 128], xmm5
-	vmovdqu     xmmword ptr [rdi + 752], xmm9
+	vmovdqu     xmmword ptr [rdi + 1264], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -820,7 +820,7 @@ _asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 144], xmm5
-	vmovdqu     xmmword ptr [rdi + 736], xmm9
+	vmovdqu     xmmword ptr [rdi + 1248], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -843,7 +843,7 @@ _asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 160], xmm5
-	vmovdqu     xmmword ptr [rdi + 720], xmm9
+	vmovdqu     xmmword ptr [rdi + 1232], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -866,7 +866,7 @@ _asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 176], xmm5
-	vmovdqu     xmmword ptr [rdi + 704], xmm9
+	vmovdqu     xmmword ptr [rdi + 1216], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -889,7 +889,7 @@ _asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 192], xmm5
-	vmovdqu     xmmword ptr [rdi + 688], xmm9
+	vmovdqu     xmmword ptr [rdi + 1200], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -912,7 +912,7 @@ _asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 208], xmm5
-	vmovdqu     xmmword ptr [rdi + 672], xmm9
+	vmovdqu     xmmword ptr [rdi + 1184], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -935,7 +935,7 @@ _asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 224], xmm5
-	vmovdqu     xmmword ptr [rdi + 656], xmm9
+	vmovdqu     xmmword ptr [rdi + 1168], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -958,7 +958,7 @@ _asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 240], xmm5
-	vmovdqu     xmmword ptr [rdi + 640], xmm9
+	vmovdqu     xmmword ptr [rdi + 1152], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -976,8 +976,8 @@ _asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm1, xmm1, 0x4e
 	vpxor       xmm1, xmm1, xmm5
 	vpxor       xmm9, xmm1, xmm2
-	/* H^9..H^32, each below the one before it in the table's extension. */
-	lea         rax, qword ptr [rdi + 624]
+	/* H^9..H^64, each below the one before it in the table's extension. */
+	lea         rax, qword ptr [rdi + 1136]
 	lea         r9, qword ptr [rdi + 240]
 Lasmgen_ghash_init_vpclmul_avx2_more_powers:
 	vmovdqu     xmmword ptr [rax], xmm9
@@ -1001,19 +1001,19 @@ Lasmgen_ghash_init_vpclmul_avx2_more_powers:
 	sub         rax, 16
 	cmp         rax, r9
 	jnz         Lasmgen_ghash_init_vpclmul_avx2_more_powers
-	/* Half-sums of the pairs [H^(32-2j), H^(31-2j)] (low 64 bits of each lane) and [H^(16-2j), H^(15-2j)] */
-	/* (high), j = 0..7, packed. */
+	/* Half-sums of the pairs [H^(64-2j), H^(63-2j)] (low 64 bits of each lane) and [H^(32-2j), H^(31-2j)] */
+	/* (high), j = 0..15, packed. */
 	mov         rax, rdi
-	lea         r9, qword ptr [rdi + 256]
+	lea         r9, qword ptr [rdi + 512]
 Lasmgen_ghash_init_vpclmul_avx2_pack:
 	vmovdqu     ymm1, ymmword ptr [rax + 256]
 	vpshufd     ymm5, ymm1, 0x4e
 	vpxor       ymm1, ymm1, ymm5
-	vmovdqu     ymm2, ymmword ptr [rax + 512]
+	vmovdqu     ymm2, ymmword ptr [rax + 768]
 	vpshufd     ymm5, ymm2, 0x4e
 	vpxor       ymm2, ymm2, ymm5
 	vpunpcklqdq ymm1, ymm1, ymm2
-	vmovdqu     ymmword ptr [rax + 768], ymm1
+	vmovdqu     ymmword ptr [rax + 1280], ymm1
 	add         rax, 32
 	cmp         rax, r9
 	jnz         Lasmgen_ghash_init_vpclmul_avx2_pack
@@ -1024,8 +1024,8 @@ Lasmgen_ghash_init_vpclmul_avx2_pack:
 /*
  * ----------------------------------------------------------------------------------------------------
  * GHASH update (SP 800-38D): state = (state ^ X) * H for each 16-byte block X of data.
- * 32 blocks per reduction (keys from the table's extension), then 16, 8, the tail; two blocks per
- * vpclmulqdq: (S + X1)*H^32 + X2*H^31 + ... + X32*H^1, Karatsuba products on ymm, one reduction.
+ * 64 blocks per reduction (keys from the table's extension), then 32, 16, 8, the tail; two blocks
+ * per vpclmulqdq: (S + X1)*H^64 + X2*H^63 + ... + X64*H^1, Karatsuba products on ymm, one reduction.
  *
  * void asmgen_ghash_update_vpclmul_avx2(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
  * Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ
@@ -1042,11 +1042,11 @@ _asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     xmm0, xmm0, xmm15
 	cmp         rcx, 1
 	jz          Lasmgen_ghash_update_vpclmul_avx2_one
-	cmp         rcx, 32
-	jb          Lasmgen_ghash_update_vpclmul_avx2_batch16
+	cmp         rcx, 64
+	jb          Lasmgen_ghash_update_vpclmul_avx2_batch32
 	.p2align 4
-Lasmgen_ghash_update_vpclmul_avx2_loop32:
-	/* blocks 2 and 3 times H^30 and H^29 */
+Lasmgen_ghash_update_vpclmul_avx2_loop64:
+	/* blocks 2 and 3 times H^62 and H^61 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 32]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1054,8 +1054,8 @@ Lasmgen_ghash_update_vpclmul_avx2_loop32:
 	vmovdqu     ymm7, ymmword ptr [rsi + 288]
 	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
 	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
-	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 800], 0x00
-	/* blocks 4 and 5 times H^28 and H^27 */
+	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 1312], 0x00
+	/* blocks 4 and 5 times H^60 and H^59 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 64]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1065,9 +1065,9 @@ Lasmgen_ghash_update_vpclmul_avx2_loop32:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 832], 0x00
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1344], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 6 and 7 times H^26 and H^25 */
+	/* blocks 6 and 7 times H^58 and H^57 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 96]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1077,9 +1077,9 @@ Lasmgen_ghash_update_vpclmul_avx2_loop32:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 864], 0x00
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1376], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 8 and 9 times H^24 and H^23 */
+	/* blocks 8 and 9 times H^56 and H^55 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 128]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1089,9 +1089,9 @@ Lasmgen_ghash_update_vpclmul_avx2_loop32:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 896], 0x00
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1408], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 10 and 11 times H^22 and H^21 */
+	/* blocks 10 and 11 times H^54 and H^53 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 160]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1101,9 +1101,9 @@ Lasmgen_ghash_update_vpclmul_avx2_loop32:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 928], 0x00
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1440], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 12 and 13 times H^20 and H^19 */
+	/* blocks 12 and 13 times H^52 and H^51 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 192]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1113,9 +1113,9 @@ Lasmgen_ghash_update_vpclmul_avx2_loop32:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 960], 0x00
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1472], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 14 and 15 times H^18 and H^17 */
+	/* blocks 14 and 15 times H^50 and H^49 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 224]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1125,9 +1125,9 @@ Lasmgen_ghash_update_vpclmul_avx2_loop32:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 992], 0x00
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1504], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 16 and 17 times H^16 and H^15 */
+	/* blocks 16 and 17 times H^48 and H^47 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 256]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1137,9 +1137,9 @@ Lasmgen_ghash_update_vpclmul_avx2_loop32:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 768], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1536], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 18 and 19 times H^14 and H^13 */
+	/* blocks 18 and 19 times H^46 and H^45 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 288]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1149,9 +1149,9 @@ Lasmgen_ghash_update_vpclmul_avx2_loop32:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 800], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1568], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 20 and 21 times H^12 and H^11 */
+	/* blocks 20 and 21 times H^44 and H^43 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 320]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1161,9 +1161,9 @@ Lasmgen_ghash_update_vpclmul_avx2_loop32:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 832], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1600], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 22 and 23 times H^10 and H^9 */
+	/* blocks 22 and 23 times H^42 and H^41 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 352]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1173,9 +1173,9 @@ Lasmgen_ghash_update_vpclmul_avx2_loop32:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 864], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1632], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 24 and 25 times H^8 and H^7 */
+	/* blocks 24 and 25 times H^40 and H^39 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 384]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1185,9 +1185,9 @@ Lasmgen_ghash_update_vpclmul_avx2_loop32:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 896], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1664], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 26 and 27 times H^6 and H^5 */
+	/* blocks 26 and 27 times H^38 and H^37 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 416]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1197,9 +1197,9 @@ Lasmgen_ghash_update_vpclmul_avx2_loop32:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 928], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1696], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 28 and 29 times H^4 and H^3 */
+	/* blocks 28 and 29 times H^36 and H^35 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 448]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1209,9 +1209,9 @@ Lasmgen_ghash_update_vpclmul_avx2_loop32:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 960], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1728], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 30 and 31 times H^2 and H^1 */
+	/* blocks 30 and 31 times H^34 and H^33 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 480]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1221,9 +1221,201 @@ Lasmgen_ghash_update_vpclmul_avx2_loop32:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 992], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1760], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 0 and 1 times H^32 and H^31 */
+	/* blocks 32 and 33 times H^32 and H^31 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 512]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 768]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1280], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 34 and 35 times H^30 and H^29 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 544]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 800]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1312], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 36 and 37 times H^28 and H^27 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 576]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 832]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1344], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 38 and 39 times H^26 and H^25 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 608]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 864]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1376], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 40 and 41 times H^24 and H^23 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 640]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 896]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1408], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 42 and 43 times H^22 and H^21 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 672]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 928]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1440], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 44 and 45 times H^20 and H^19 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 704]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 960]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1472], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 46 and 47 times H^18 and H^17 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 736]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 992]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1504], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 48 and 49 times H^16 and H^15 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 768]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 1024]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1536], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 50 and 51 times H^14 and H^13 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 800]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 1056]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1568], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 52 and 53 times H^12 and H^11 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 832]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 1088]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1600], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 54 and 55 times H^10 and H^9 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 864]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 1120]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1632], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 56 and 57 times H^8 and H^7 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 896]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 1152]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1664], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 58 and 59 times H^6 and H^5 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 928]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 1184]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1696], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 60 and 61 times H^4 and H^3 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 960]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 1216]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1728], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 62 and 63 times H^2 and H^1 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 992]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 1248]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1760], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 0 and 1 times H^64 and H^63 */
 	vmovdqu     ymm4, ymmword ptr [rdx]
 	vpshufb     ymm4, ymm4, ymm15
 	vpxor       ymm4, ymm4, ymm0
@@ -1234,7 +1426,224 @@ Lasmgen_ghash_update_vpclmul_avx2_loop32:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 768], 0x00
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1280], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	/* MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower. */
+	vpxor       ymm3, ymm3, ymm1
+	vpxor       ymm3, ymm3, ymm2
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vextracti128 xmm5, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm5
+	vextracti128 xmm5, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm5
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + Lconst_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + Lconst_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+	add         rdx, 1024
+	sub         rcx, 64
+	cmp         rcx, 64
+	jae         Lasmgen_ghash_update_vpclmul_avx2_loop64
+
+Lasmgen_ghash_update_vpclmul_avx2_batch32:
+	cmp         rcx, 32
+	jb          Lasmgen_ghash_update_vpclmul_avx2_batch16
+	/* blocks 2 and 3 times H^30 and H^29 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 32]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 800]
+	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
+	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 1312], 0x10
+	/* blocks 4 and 5 times H^28 and H^27 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 64]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 832]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1344], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 6 and 7 times H^26 and H^25 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 96]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 864]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1376], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 8 and 9 times H^24 and H^23 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 128]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 896]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1408], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 10 and 11 times H^22 and H^21 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 160]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 928]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1440], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 12 and 13 times H^20 and H^19 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 192]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 960]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1472], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 14 and 15 times H^18 and H^17 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 224]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 992]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1504], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 16 and 17 times H^16 and H^15 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 256]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 1024]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1536], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 18 and 19 times H^14 and H^13 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 288]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 1056]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1568], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 20 and 21 times H^12 and H^11 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 320]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 1088]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1600], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 22 and 23 times H^10 and H^9 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 352]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 1120]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1632], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 24 and 25 times H^8 and H^7 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 384]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 1152]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1664], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 26 and 27 times H^6 and H^5 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 416]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 1184]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1696], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 28 and 29 times H^4 and H^3 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 448]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 1216]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1728], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 30 and 31 times H^2 and H^1 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 480]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 1248]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1760], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 0 and 1 times H^32 and H^31 */
+	vmovdqu     ymm4, ymmword ptr [rdx]
+	vpshufb     ymm4, ymm4, ymm15
+	vpxor       ymm4, ymm4, ymm0
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 768]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1280], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower. */
 	vpxor       ymm3, ymm3, ymm1
@@ -1257,8 +1666,6 @@ Lasmgen_ghash_update_vpclmul_avx2_loop32:
 	vpxor       xmm0, xmm1, xmm2
 	add         rdx, 512
 	sub         rcx, 32
-	cmp         rcx, 32
-	jae         Lasmgen_ghash_update_vpclmul_avx2_loop32
 
 Lasmgen_ghash_update_vpclmul_avx2_batch16:
 	cmp         rcx, 16
@@ -1268,81 +1675,81 @@ Lasmgen_ghash_update_vpclmul_avx2_batch16:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vmovdqu     ymm7, ymmword ptr [rsi + 544]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1056]
 	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
 	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
-	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 800], 0x10
+	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 1568], 0x10
 	/* blocks 4 and 5 times H^12 and H^11 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 64]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vmovdqu     ymm7, ymmword ptr [rsi + 576]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1088]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 832], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1600], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 6 and 7 times H^10 and H^9 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 96]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vmovdqu     ymm7, ymmword ptr [rsi + 608]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1120]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 864], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1632], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 8 and 9 times H^8 and H^7 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 128]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vmovdqu     ymm7, ymmword ptr [rsi + 640]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1152]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 896], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1664], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 10 and 11 times H^6 and H^5 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 160]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vmovdqu     ymm7, ymmword ptr [rsi + 672]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1184]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 928], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1696], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 12 and 13 times H^4 and H^3 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 192]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vmovdqu     ymm7, ymmword ptr [rsi + 704]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1216]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 960], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1728], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 14 and 15 times H^2 and H^1 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 224]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vmovdqu     ymm7, ymmword ptr [rsi + 736]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1248]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 992], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1760], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 0 and 1 times H^16 and H^15 */
 	vmovdqu     ymm4, ymmword ptr [rdx]
@@ -1350,12 +1757,12 @@ Lasmgen_ghash_update_vpclmul_avx2_batch16:
 	vpxor       ymm4, ymm4, ymm0
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vmovdqu     ymm7, ymmword ptr [rsi + 512]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1024]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 768], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1536], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower. */
 	vpxor       ymm3, ymm3, ymm1
@@ -1560,11 +1967,11 @@ Lasmgen_ghash_update_vpclmul_avx2_store:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^32), from h.
+ * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.
  * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
  * Montgomery domain: H^i = H^(i-1) * H * x^-128).
- * Then H^32..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
- * half-sums packed two per 16-byte lane from table[768] (pairs j and j + 8 in the low and high 64 bits).
+ * Then H^64..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
+ * half-sums packed two per 16-byte lane from table[1280] (pairs j and j + 16 in the low and high 64 bits).
  *
  * void asmgen_polyval_init_vpclmul_avx2(uint8_t *table, const uint8_t *h);
  * Requires: PCLMULQDQ, AVX, AVX2
@@ -1584,7 +1991,7 @@ _asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 128], xmm5
-	vmovdqu     xmmword ptr [rdi + 752], xmm9
+	vmovdqu     xmmword ptr [rdi + 1264], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1607,7 +2014,7 @@ _asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 144], xmm5
-	vmovdqu     xmmword ptr [rdi + 736], xmm9
+	vmovdqu     xmmword ptr [rdi + 1248], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1630,7 +2037,7 @@ _asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 160], xmm5
-	vmovdqu     xmmword ptr [rdi + 720], xmm9
+	vmovdqu     xmmword ptr [rdi + 1232], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1653,7 +2060,7 @@ _asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 176], xmm5
-	vmovdqu     xmmword ptr [rdi + 704], xmm9
+	vmovdqu     xmmword ptr [rdi + 1216], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1676,7 +2083,7 @@ _asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 192], xmm5
-	vmovdqu     xmmword ptr [rdi + 688], xmm9
+	vmovdqu     xmmword ptr [rdi + 1200], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1699,7 +2106,7 @@ _asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 208], xmm5
-	vmovdqu     xmmword ptr [rdi + 672], xmm9
+	vmovdqu     xmmword ptr [rdi + 1184], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1722,7 +2129,7 @@ _asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 224], xmm5
-	vmovdqu     xmmword ptr [rdi + 656], xmm9
+	vmovdqu     xmmword ptr [rdi + 1168], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1745,7 +2152,7 @@ _asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 240], xmm5
-	vmovdqu     xmmword ptr [rdi + 640], xmm9
+	vmovdqu     xmmword ptr [rdi + 1152], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1763,8 +2170,8 @@ _asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm1, xmm1, 0x4e
 	vpxor       xmm1, xmm1, xmm5
 	vpxor       xmm9, xmm1, xmm2
-	/* H^9..H^32, each below the one before it in the table's extension. */
-	lea         rax, qword ptr [rdi + 624]
+	/* H^9..H^64, each below the one before it in the table's extension. */
+	lea         rax, qword ptr [rdi + 1136]
 	lea         r9, qword ptr [rdi + 240]
 Lasmgen_polyval_init_vpclmul_avx2_more_powers:
 	vmovdqu     xmmword ptr [rax], xmm9
@@ -1788,19 +2195,19 @@ Lasmgen_polyval_init_vpclmul_avx2_more_powers:
 	sub         rax, 16
 	cmp         rax, r9
 	jnz         Lasmgen_polyval_init_vpclmul_avx2_more_powers
-	/* Half-sums of the pairs [H^(32-2j), H^(31-2j)] (low 64 bits of each lane) and [H^(16-2j), H^(15-2j)] */
-	/* (high), j = 0..7, packed. */
+	/* Half-sums of the pairs [H^(64-2j), H^(63-2j)] (low 64 bits of each lane) and [H^(32-2j), H^(31-2j)] */
+	/* (high), j = 0..15, packed. */
 	mov         rax, rdi
-	lea         r9, qword ptr [rdi + 256]
+	lea         r9, qword ptr [rdi + 512]
 Lasmgen_polyval_init_vpclmul_avx2_pack:
 	vmovdqu     ymm1, ymmword ptr [rax + 256]
 	vpshufd     ymm5, ymm1, 0x4e
 	vpxor       ymm1, ymm1, ymm5
-	vmovdqu     ymm2, ymmword ptr [rax + 512]
+	vmovdqu     ymm2, ymmword ptr [rax + 768]
 	vpshufd     ymm5, ymm2, 0x4e
 	vpxor       ymm2, ymm2, ymm5
 	vpunpcklqdq ymm1, ymm1, ymm2
-	vmovdqu     ymmword ptr [rax + 768], ymm1
+	vmovdqu     ymmword ptr [rax + 1280], ymm1
 	add         rax, 32
 	cmp         rax, r9
 	jnz         Lasmgen_polyval_init_vpclmul_avx2_pack
@@ -1811,8 +2218,8 @@ Lasmgen_polyval_init_vpclmul_avx2_pack:
 /*
  * ----------------------------------------------------------------------------------------------------
  * POLYVAL update (RFC 8452): state = (state ^ X) * H * x^-128 for each 16-byte block X of data.
- * 32 blocks per reduction (keys from the table's extension), then 16, 8, the tail; two blocks per
- * vpclmulqdq: (S + X1)*H^32 + X2*H^31 + ... + X32*H^1, Karatsuba products on ymm, one reduction.
+ * 64 blocks per reduction (keys from the table's extension), then 32, 16, 8, the tail; two blocks
+ * per vpclmulqdq: (S + X1)*H^64 + X2*H^63 + ... + X64*H^1, Karatsuba products on ymm, one reduction.
  *
  * void asmgen_polyval_update_vpclmul_avx2(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
  * Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ
@@ -1827,18 +2234,18 @@ _asmgen_polyval_update_vpclmul_avx2:
 	vmovdqu     xmm0, xmmword ptr [rdi]
 	cmp         rcx, 1
 	jz          Lasmgen_polyval_update_vpclmul_avx2_one
-	cmp         rcx, 32
-	jb          Lasmgen_polyval_update_vpclmul_avx2_batch16
+	cmp         rcx, 64
+	jb          Lasmgen_polyval_update_vpclmul_avx2_batch32
 	.p2align 4
-Lasmgen_polyval_update_vpclmul_avx2_loop32:
-	/* blocks 2 and 3 times H^30 and H^29 */
+Lasmgen_polyval_update_vpclmul_avx2_loop64:
+	/* blocks 2 and 3 times H^62 and H^61 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 32]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 40]
 	vmovdqu     ymm7, ymmword ptr [rsi + 288]
 	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
 	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
-	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 800], 0x00
-	/* blocks 4 and 5 times H^28 and H^27 */
+	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 1312], 0x00
+	/* blocks 4 and 5 times H^60 and H^59 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 64]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 72]
 	vmovdqu     ymm7, ymmword ptr [rsi + 320]
@@ -1846,9 +2253,9 @@ Lasmgen_polyval_update_vpclmul_avx2_loop32:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 832], 0x00
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1344], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 6 and 7 times H^26 and H^25 */
+	/* blocks 6 and 7 times H^58 and H^57 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 96]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 104]
 	vmovdqu     ymm7, ymmword ptr [rsi + 352]
@@ -1856,9 +2263,9 @@ Lasmgen_polyval_update_vpclmul_avx2_loop32:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 864], 0x00
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1376], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 8 and 9 times H^24 and H^23 */
+	/* blocks 8 and 9 times H^56 and H^55 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 128]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 136]
 	vmovdqu     ymm7, ymmword ptr [rsi + 384]
@@ -1866,9 +2273,9 @@ Lasmgen_polyval_update_vpclmul_avx2_loop32:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 896], 0x00
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1408], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 10 and 11 times H^22 and H^21 */
+	/* blocks 10 and 11 times H^54 and H^53 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 160]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 168]
 	vmovdqu     ymm7, ymmword ptr [rsi + 416]
@@ -1876,9 +2283,9 @@ Lasmgen_polyval_update_vpclmul_avx2_loop32:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 928], 0x00
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1440], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 12 and 13 times H^20 and H^19 */
+	/* blocks 12 and 13 times H^52 and H^51 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 192]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 200]
 	vmovdqu     ymm7, ymmword ptr [rsi + 448]
@@ -1886,9 +2293,9 @@ Lasmgen_polyval_update_vpclmul_avx2_loop32:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 960], 0x00
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1472], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 14 and 15 times H^18 and H^17 */
+	/* blocks 14 and 15 times H^50 and H^49 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 224]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 232]
 	vmovdqu     ymm7, ymmword ptr [rsi + 480]
@@ -1896,9 +2303,9 @@ Lasmgen_polyval_update_vpclmul_avx2_loop32:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 992], 0x00
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1504], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 16 and 17 times H^16 and H^15 */
+	/* blocks 16 and 17 times H^48 and H^47 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 256]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 264]
 	vmovdqu     ymm7, ymmword ptr [rsi + 512]
@@ -1906,9 +2313,9 @@ Lasmgen_polyval_update_vpclmul_avx2_loop32:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 768], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1536], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 18 and 19 times H^14 and H^13 */
+	/* blocks 18 and 19 times H^46 and H^45 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 288]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 296]
 	vmovdqu     ymm7, ymmword ptr [rsi + 544]
@@ -1916,9 +2323,9 @@ Lasmgen_polyval_update_vpclmul_avx2_loop32:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 800], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1568], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 20 and 21 times H^12 and H^11 */
+	/* blocks 20 and 21 times H^44 and H^43 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 320]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 328]
 	vmovdqu     ymm7, ymmword ptr [rsi + 576]
@@ -1926,9 +2333,9 @@ Lasmgen_polyval_update_vpclmul_avx2_loop32:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 832], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1600], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 22 and 23 times H^10 and H^9 */
+	/* blocks 22 and 23 times H^42 and H^41 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 352]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 360]
 	vmovdqu     ymm7, ymmword ptr [rsi + 608]
@@ -1936,9 +2343,9 @@ Lasmgen_polyval_update_vpclmul_avx2_loop32:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 864], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1632], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 24 and 25 times H^8 and H^7 */
+	/* blocks 24 and 25 times H^40 and H^39 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 384]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 392]
 	vmovdqu     ymm7, ymmword ptr [rsi + 640]
@@ -1946,9 +2353,9 @@ Lasmgen_polyval_update_vpclmul_avx2_loop32:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 896], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1664], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 26 and 27 times H^6 and H^5 */
+	/* blocks 26 and 27 times H^38 and H^37 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 416]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 424]
 	vmovdqu     ymm7, ymmword ptr [rsi + 672]
@@ -1956,9 +2363,9 @@ Lasmgen_polyval_update_vpclmul_avx2_loop32:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 928], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1696], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 28 and 29 times H^4 and H^3 */
+	/* blocks 28 and 29 times H^36 and H^35 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 448]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 456]
 	vmovdqu     ymm7, ymmword ptr [rsi + 704]
@@ -1966,20 +2373,180 @@ Lasmgen_polyval_update_vpclmul_avx2_loop32:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 960], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1728], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 30 and 31 times H^2 and H^1 */
+	/* blocks 30 and 31 times H^34 and H^33 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 480]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 488]
 	vmovdqu     ymm7, ymmword ptr [rsi + 736]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 992], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1760], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 0 and 1 times H^32 and H^31 */
+	/* blocks 32 and 33 times H^32 and H^31 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 512]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 520]
+	vmovdqu     ymm7, ymmword ptr [rsi + 768]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1280], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 34 and 35 times H^30 and H^29 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 544]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 552]
+	vmovdqu     ymm7, ymmword ptr [rsi + 800]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1312], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 36 and 37 times H^28 and H^27 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 576]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 584]
+	vmovdqu     ymm7, ymmword ptr [rsi + 832]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1344], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 38 and 39 times H^26 and H^25 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 608]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 616]
+	vmovdqu     ymm7, ymmword ptr [rsi + 864]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1376], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 40 and 41 times H^24 and H^23 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 640]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 648]
+	vmovdqu     ymm7, ymmword ptr [rsi + 896]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1408], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 42 and 43 times H^22 and H^21 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 672]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 680]
+	vmovdqu     ymm7, ymmword ptr [rsi + 928]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1440], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 44 and 45 times H^20 and H^19 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 704]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 712]
+	vmovdqu     ymm7, ymmword ptr [rsi + 960]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1472], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 46 and 47 times H^18 and H^17 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 736]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 744]
+	vmovdqu     ymm7, ymmword ptr [rsi + 992]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1504], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 48 and 49 times H^16 and H^15 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 768]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 776]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1024]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1536], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 50 and 51 times H^14 and H^13 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 800]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 808]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1056]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1568], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 52 and 53 times H^12 and H^11 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 832]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 840]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1088]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1600], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 54 and 55 times H^10 and H^9 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 864]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 872]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1120]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1632], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 56 and 57 times H^8 and H^7 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 896]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 904]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1152]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1664], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 58 and 59 times H^6 and H^5 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 928]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 936]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1184]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1696], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 60 and 61 times H^4 and H^3 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 960]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 968]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1216]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1728], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 62 and 63 times H^2 and H^1 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 992]
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 1248]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1760], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 0 and 1 times H^64 and H^63 */
 	vmovdqu     ymm4, ymmword ptr [rdx]
 	vpxor       ymm4, ymm4, ymm0
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1989,7 +2556,194 @@ Lasmgen_polyval_update_vpclmul_avx2_loop32:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 768], 0x00
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1280], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	/* MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower. */
+	vpxor       ymm3, ymm3, ymm1
+	vpxor       ymm3, ymm3, ymm2
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vextracti128 xmm5, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm5
+	vextracti128 xmm5, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm5
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + Lconst_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + Lconst_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+	add         rdx, 1024
+	sub         rcx, 64
+	cmp         rcx, 64
+	jae         Lasmgen_polyval_update_vpclmul_avx2_loop64
+
+Lasmgen_polyval_update_vpclmul_avx2_batch32:
+	cmp         rcx, 32
+	jb          Lasmgen_polyval_update_vpclmul_avx2_batch16
+	/* blocks 2 and 3 times H^30 and H^29 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 32]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 40]
+	vmovdqu     ymm7, ymmword ptr [rsi + 800]
+	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
+	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 1312], 0x10
+	/* blocks 4 and 5 times H^28 and H^27 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 64]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 72]
+	vmovdqu     ymm7, ymmword ptr [rsi + 832]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1344], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 6 and 7 times H^26 and H^25 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 96]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 104]
+	vmovdqu     ymm7, ymmword ptr [rsi + 864]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1376], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 8 and 9 times H^24 and H^23 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 128]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 136]
+	vmovdqu     ymm7, ymmword ptr [rsi + 896]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1408], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 10 and 11 times H^22 and H^21 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 160]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 168]
+	vmovdqu     ymm7, ymmword ptr [rsi + 928]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1440], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 12 and 13 times H^20 and H^19 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 192]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 200]
+	vmovdqu     ymm7, ymmword ptr [rsi + 960]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1472], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 14 and 15 times H^18 and H^17 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 224]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 232]
+	vmovdqu     ymm7, ymmword ptr [rsi + 992]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1504], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 16 and 17 times H^16 and H^15 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 256]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 264]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1024]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1536], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 18 and 19 times H^14 and H^13 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 288]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 296]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1056]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1568], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 20 and 21 times H^12 and H^11 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 320]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 328]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1088]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1600], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 22 and 23 times H^10 and H^9 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 352]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 360]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1120]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1632], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 24 and 25 times H^8 and H^7 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 384]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 392]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1152]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1664], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 26 and 27 times H^6 and H^5 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 416]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 424]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1184]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1696], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 28 and 29 times H^4 and H^3 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 448]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 456]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1216]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1728], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 30 and 31 times H^2 and H^1 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 480]
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 1248]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1760], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 0 and 1 times H^32 and H^31 */
+	vmovdqu     ymm4, ymmword ptr [rdx]
+	vpxor       ymm4, ymm4, ymm0
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 768]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1280], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower. */
 	vpxor       ymm3, ymm3, ymm1
@@ -2012,8 +2766,6 @@ Lasmgen_polyval_update_vpclmul_avx2_loop32:
 	vpxor       xmm0, xmm1, xmm2
 	add         rdx, 512
 	sub         rcx, 32
-	cmp         rcx, 32
-	jae         Lasmgen_polyval_update_vpclmul_avx2_loop32
 
 Lasmgen_polyval_update_vpclmul_avx2_batch16:
 	cmp         rcx, 16
@@ -2021,82 +2773,82 @@ Lasmgen_polyval_update_vpclmul_avx2_batch16:
 	/* blocks 2 and 3 times H^14 and H^13 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 32]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 40]
-	vmovdqu     ymm7, ymmword ptr [rsi + 544]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1056]
 	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
 	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
-	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 800], 0x10
+	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 1568], 0x10
 	/* blocks 4 and 5 times H^12 and H^11 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 64]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 72]
-	vmovdqu     ymm7, ymmword ptr [rsi + 576]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1088]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 832], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1600], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 6 and 7 times H^10 and H^9 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 96]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 104]
-	vmovdqu     ymm7, ymmword ptr [rsi + 608]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1120]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 864], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1632], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 8 and 9 times H^8 and H^7 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 128]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 136]
-	vmovdqu     ymm7, ymmword ptr [rsi + 640]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1152]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 896], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1664], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 10 and 11 times H^6 and H^5 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 160]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 168]
-	vmovdqu     ymm7, ymmword ptr [rsi + 672]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1184]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 928], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1696], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 12 and 13 times H^4 and H^3 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 192]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 200]
-	vmovdqu     ymm7, ymmword ptr [rsi + 704]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1216]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 960], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1728], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 14 and 15 times H^2 and H^1 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 224]
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vmovdqu     ymm7, ymmword ptr [rsi + 736]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1248]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 992], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1760], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 0 and 1 times H^16 and H^15 */
 	vmovdqu     ymm4, ymmword ptr [rdx]
 	vpxor       ymm4, ymm4, ymm0
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vmovdqu     ymm7, ymmword ptr [rsi + 512]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1024]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 768], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1536], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower. */
 	vpxor       ymm3, ymm3, ymm1
@@ -2292,11 +3044,11 @@ Lasmgen_polyval_update_vpclmul_avx2_store:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^32), from h.
+ * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.
  * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
  * Montgomery domain: H^i = H^(i-1) * H * x^-128).
- * Then H^32..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
- * half-sums packed two per 16-byte lane from table[768] (pairs j and j + 8 in the low and high 64 bits).
+ * Then H^64..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
+ * half-sums packed two per 16-byte lane from table[1280] (pairs j and j + 16 in the low and high 64 bits).
  *
  * void asmgen_ghash_init_vpclmul_avx512(uint8_t *table, const uint8_t *h);
  * Requires: PCLMULQDQ, AVX, AVX2
@@ -2328,7 +3080,7 @@ _asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 128], xmm5
-	vmovdqu     xmmword ptr [rdi + 752], xmm9
+	vmovdqu     xmmword ptr [rdi + 1264], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -2351,7 +3103,7 @@ _asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 144], xmm5
-	vmovdqu     xmmword ptr [rdi + 736], xmm9
+	vmovdqu     xmmword ptr [rdi + 1248], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -2374,7 +3126,7 @@ _asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 160], xmm5
-	vmovdqu     xmmword ptr [rdi + 720], xmm9
+	vmovdqu     xmmword ptr [rdi + 1232], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -2397,7 +3149,7 @@ _asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 176], xmm5
-	vmovdqu     xmmword ptr [rdi + 704], xmm9
+	vmovdqu     xmmword ptr [rdi + 1216], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -2420,7 +3172,7 @@ _asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 192], xmm5
-	vmovdqu     xmmword ptr [rdi + 688], xmm9
+	vmovdqu     xmmword ptr [rdi + 1200], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -2443,7 +3195,7 @@ _asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 208], xmm5
-	vmovdqu     xmmword ptr [rdi + 672], xmm9
+	vmovdqu     xmmword ptr [rdi + 1184], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -2466,7 +3218,7 @@ _asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 224], xmm5
-	vmovdqu     xmmword ptr [rdi + 656], xmm9
+	vmovdqu     xmmword ptr [rdi + 1168], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -2489,7 +3241,7 @@ _asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 240], xmm5
-	vmovdqu     xmmword ptr [rdi + 640], xmm9
+	vmovdqu     xmmword ptr [rdi + 1152], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -2507,8 +3259,8 @@ _asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm1, xmm1, 0x4e
 	vpxor       xmm1, xmm1, xmm5
 	vpxor       xmm9, xmm1, xmm2
-	/* H^9..H^32, each below the one before it in the table's extension. */
-	lea         rax, qword ptr [rdi + 624]
+	/* H^9..H^64, each below the one before it in the table's extension. */
+	lea         rax, qword ptr [rdi + 1136]
 	lea         r9, qword ptr [rdi + 240]
 Lasmgen_ghash_init_vpclmul_avx512_more_powers:
 	vmovdqu     xmmword ptr [rax], xmm9
@@ -2532,19 +3284,19 @@ Lasmgen_ghash_init_vpclmul_avx512_more_powers:
 	sub         rax, 16
 	cmp         rax, r9
 	jnz         Lasmgen_ghash_init_vpclmul_avx512_more_powers
-	/* Half-sums of the pairs [H^(32-2j), H^(31-2j)] (low 64 bits of each lane) and [H^(16-2j), H^(15-2j)] */
-	/* (high), j = 0..7, packed. */
+	/* Half-sums of the pairs [H^(64-2j), H^(63-2j)] (low 64 bits of each lane) and [H^(32-2j), H^(31-2j)] */
+	/* (high), j = 0..15, packed. */
 	mov         rax, rdi
-	lea         r9, qword ptr [rdi + 256]
+	lea         r9, qword ptr [rdi + 512]
 Lasmgen_ghash_init_vpclmul_avx512_pack:
 	vmovdqu     ymm1, ymmword ptr [rax + 256]
 	vpshufd     ymm5, ymm1, 0x4e
 	vpxor       ymm1, ymm1, ymm5
-	vmovdqu     ymm2, ymmword ptr [rax + 512]
+	vmovdqu     ymm2, ymmword ptr [rax + 768]
 	vpshufd     ymm5, ymm2, 0x4e
 	vpxor       ymm2, ymm2, ymm5
 	vpunpcklqdq ymm1, ymm1, ymm2
-	vmovdqu     ymmword ptr [rax + 768], ymm1
+	vmovdqu     ymmword ptr [rax + 1280], ymm1
 	add         rax, 32
 	cmp         rax, r9
 	jnz         Lasmgen_ghash_init_vpclmul_avx512_pack
@@ -2577,19 +3329,23 @@ _asmgen_ghash_update_vpclmul_avx512:
 	cmp         rcx, 16
 	jb          Lasmgen_ghash_update_vpclmul_avx512_rest
 	vshufi64x2  zmm15, zmm15, zmm15, 0x00
-	/* Keys H^1..H^32: four powers per register, highest first; half-sums of two groups per register. */
-	vmovdqu64   zmm16, zmmword ptr [rsi + 704]
-	vmovdqu64   zmm17, zmmword ptr [rsi + 640]
-	vmovdqu64   zmm18, zmmword ptr [rsi + 576]
-	vmovdqu64   zmm19, zmmword ptr [rsi + 512]
-	vmovdqu64   zmm20, zmmword ptr [rsi + 448]
-	vmovdqu64   zmm21, zmmword ptr [rsi + 384]
-	vmovdqu64   zmm22, zmmword ptr [rsi + 320]
-	vmovdqu64   zmm23, zmmword ptr [rsi + 256]
-	vmovdqu64   zmm24, zmmword ptr [rsi + 960]
-	vmovdqu64   zmm25, zmmword ptr [rsi + 896]
-	vmovdqu64   zmm26, zmmword ptr [rsi + 832]
-	vmovdqu64   zmm27, zmmword ptr [rsi + 768]
+	/* Keys H^1..H^32: four powers per register, highest first, and their half-sums. */
+	vmovdqu64   zmm16, zmmword ptr [rsi + 1216]
+	vmovdqu64   zmm24, zmmword ptr [rsi + 1728]
+	vmovdqu64   zmm17, zmmword ptr [rsi + 1152]
+	vmovdqu64   zmm25, zmmword ptr [rsi + 1664]
+	vmovdqu64   zmm18, zmmword ptr [rsi + 1088]
+	vmovdqu64   zmm26, zmmword ptr [rsi + 1600]
+	vmovdqu64   zmm19, zmmword ptr [rsi + 1024]
+	vmovdqu64   zmm27, zmmword ptr [rsi + 1536]
+	vmovdqu64   zmm20, zmmword ptr [rsi + 960]
+	vmovdqu64   zmm28, zmmword ptr [rsi + 1472]
+	vmovdqu64   zmm21, zmmword ptr [rsi + 896]
+	vmovdqu64   zmm29, zmmword ptr [rsi + 1408]
+	vmovdqu64   zmm22, zmmword ptr [rsi + 832]
+	vmovdqu64   zmm30, zmmword ptr [rsi + 1344]
+	vmovdqu64   zmm23, zmmword ptr [rsi + 768]
+	vmovdqu64   zmm31, zmmword ptr [rsi + 1280]
 	cmp         rcx, 32
 	jb          Lasmgen_ghash_update_vpclmul_avx512_batch16
 	.p2align 4
@@ -2601,7 +3357,7 @@ Lasmgen_ghash_update_vpclmul_avx512_loop32:
 	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm1, zmm4, zmm22, 0x00
 	vpclmulqdq  zmm2, zmm4, zmm22, 0x11
-	vpclmulqdq  zmm3, zmm6, zmm26, 0x00
+	vpclmulqdq  zmm3, zmm6, zmm30, 0x10
 	/* blocks 8..11 times H^24..H^21 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 128]
 	vpshufb     zmm4, zmm4, zmm15
@@ -2611,7 +3367,7 @@ Lasmgen_ghash_update_vpclmul_avx512_loop32:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm21, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm25, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm29, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	/* blocks 12..15 times H^20..H^17 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 192]
@@ -2622,7 +3378,7 @@ Lasmgen_ghash_update_vpclmul_avx512_loop32:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm20, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm24, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm28, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	/* blocks 16..19 times H^16..H^13 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 256]
@@ -2678,7 +3434,7 @@ Lasmgen_ghash_update_vpclmul_avx512_loop32:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm23, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm27, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm31, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	/* The four lanes of each sum added; then Karatsuba and the reduction on xmm. */
 	vextracti64x4 ymm5, zmm1, 0x01
@@ -2967,11 +3723,11 @@ Lasmgen_ghash_update_vpclmul_avx512_store:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^32), from h.
+ * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.
  * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
  * Montgomery domain: H^i = H^(i-1) * H * x^-128).
- * Then H^32..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
- * half-sums packed two per 16-byte lane from table[768] (pairs j and j + 8 in the low and high 64 bits).
+ * Then H^64..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
+ * half-sums packed two per 16-byte lane from table[1280] (pairs j and j + 16 in the low and high 64 bits).
  *
  * void asmgen_polyval_init_vpclmul_avx512(uint8_t *table, const uint8_t *h);
  * Requires: PCLMULQDQ, AVX, AVX2
@@ -2991,7 +3747,7 @@ _asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 128], xmm5
-	vmovdqu     xmmword ptr [rdi + 752], xmm9
+	vmovdqu     xmmword ptr [rdi + 1264], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -3014,7 +3770,7 @@ _asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 144], xmm5
-	vmovdqu     xmmword ptr [rdi + 736], xmm9
+	vmovdqu     xmmword ptr [rdi + 1248], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -3037,7 +3793,7 @@ _asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 160], xmm5
-	vmovdqu     xmmword ptr [rdi + 720], xmm9
+	vmovdqu     xmmword ptr [rdi + 1232], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -3060,7 +3816,7 @@ _asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 176], xmm5
-	vmovdqu     xmmword ptr [rdi + 704], xmm9
+	vmovdqu     xmmword ptr [rdi + 1216], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -3083,7 +3839,7 @@ _asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 192], xmm5
-	vmovdqu     xmmword ptr [rdi + 688], xmm9
+	vmovdqu     xmmword ptr [rdi + 1200], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -3106,7 +3862,7 @@ _asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 208], xmm5
-	vmovdqu     xmmword ptr [rdi + 672], xmm9
+	vmovdqu     xmmword ptr [rdi + 1184], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -3129,7 +3885,7 @@ _asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 224], xmm5
-	vmovdqu     xmmword ptr [rdi + 656], xmm9
+	vmovdqu     xmmword ptr [rdi + 1168], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -3152,7 +3908,7 @@ _asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 240], xmm5
-	vmovdqu     xmmword ptr [rdi + 640], xmm9
+	vmovdqu     xmmword ptr [rdi + 1152], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -3170,8 +3926,8 @@ _asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm1, xmm1, 0x4e
 	vpxor       xmm1, xmm1, xmm5
 	vpxor       xmm9, xmm1, xmm2
-	/* H^9..H^32, each below the one before it in the table's extension. */
-	lea         rax, qword ptr [rdi + 624]
+	/* H^9..H^64, each below the one before it in the table's extension. */
+	lea         rax, qword ptr [rdi + 1136]
 	lea         r9, qword ptr [rdi + 240]
 Lasmgen_polyval_init_vpclmul_avx512_more_powers:
 	vmovdqu     xmmword ptr [rax], xmm9
@@ -3195,19 +3951,19 @@ Lasmgen_polyval_init_vpclmul_avx512_more_powers:
 	sub         rax, 16
 	cmp         rax, r9
 	jnz         Lasmgen_polyval_init_vpclmul_avx512_more_powers
-	/* Half-sums of the pairs [H^(32-2j), H^(31-2j)] (low 64 bits of each lane) and [H^(16-2j), H^(15-2j)] */
-	/* (high), j = 0..7, packed. */
+	/* Half-sums of the pairs [H^(64-2j), H^(63-2j)] (low 64 bits of each lane) and [H^(32-2j), H^(31-2j)] */
+	/* (high), j = 0..15, packed. */
 	mov         rax, rdi
-	lea         r9, qword ptr [rdi + 256]
+	lea         r9, qword ptr [rdi + 512]
 Lasmgen_polyval_init_vpclmul_avx512_pack:
 	vmovdqu     ymm1, ymmword ptr [rax + 256]
 	vpshufd     ymm5, ymm1, 0x4e
 	vpxor       ymm1, ymm1, ymm5
-	vmovdqu     ymm2, ymmword ptr [rax + 512]
+	vmovdqu     ymm2, ymmword ptr [rax + 768]
 	vpshufd     ymm5, ymm2, 0x4e
 	vpxor       ymm2, ymm2, ymm5
 	vpunpcklqdq ymm1, ymm1, ymm2
-	vmovdqu     ymmword ptr [rax + 768], ymm1
+	vmovdqu     ymmword ptr [rax + 1280], ymm1
 	add         rax, 32
 	cmp         rax, r9
 	jnz         Lasmgen_polyval_init_vpclmul_avx512_pack
@@ -3237,19 +3993,23 @@ _asmgen_polyval_update_vpclmul_avx512:
 	jz          Lasmgen_polyval_update_vpclmul_avx512_one
 	cmp         rcx, 16
 	jb          Lasmgen_polyval_update_vpclmul_avx512_rest
-	/* Keys H^1..H^32: four powers per register, highest first; half-sums of two groups per register. */
-	vmovdqu64   zmm16, zmmword ptr [rsi + 704]
-	vmovdqu64   zmm17, zmmword ptr [rsi + 640]
-	vmovdqu64   zmm18, zmmword ptr [rsi + 576]
-	vmovdqu64   zmm19, zmmword ptr [rsi + 512]
-	vmovdqu64   zmm20, zmmword ptr [rsi + 448]
-	vmovdqu64   zmm21, zmmword ptr [rsi + 384]
-	vmovdqu64   zmm22, zmmword ptr [rsi + 320]
-	vmovdqu64   zmm23, zmmword ptr [rsi + 256]
-	vmovdqu64   zmm24, zmmword ptr [rsi + 960]
-	vmovdqu64   zmm25, zmmword ptr [rsi + 896]
-	vmovdqu64   zmm26, zmmword ptr [rsi + 832]
-	vmovdqu64   zmm27, zmmword ptr [rsi + 768]
+	/* Keys H^1..H^32: four powers per register, highest first, and their half-sums. */
+	vmovdqu64   zmm16, zmmword ptr [rsi + 1216]
+	vmovdqu64   zmm24, zmmword ptr [rsi + 1728]
+	vmovdqu64   zmm17, zmmword ptr [rsi + 1152]
+	vmovdqu64   zmm25, zmmword ptr [rsi + 1664]
+	vmovdqu64   zmm18, zmmword ptr [rsi + 1088]
+	vmovdqu64   zmm26, zmmword ptr [rsi + 1600]
+	vmovdqu64   zmm19, zmmword ptr [rsi + 1024]
+	vmovdqu64   zmm27, zmmword ptr [rsi + 1536]
+	vmovdqu64   zmm20, zmmword ptr [rsi + 960]
+	vmovdqu64   zmm28, zmmword ptr [rsi + 1472]
+	vmovdqu64   zmm21, zmmword ptr [rsi + 896]
+	vmovdqu64   zmm29, zmmword ptr [rsi + 1408]
+	vmovdqu64   zmm22, zmmword ptr [rsi + 832]
+	vmovdqu64   zmm30, zmmword ptr [rsi + 1344]
+	vmovdqu64   zmm23, zmmword ptr [rsi + 768]
+	vmovdqu64   zmm31, zmmword ptr [rsi + 1280]
 	cmp         rcx, 32
 	jb          Lasmgen_polyval_update_vpclmul_avx512_batch16
 	.p2align 4
@@ -3260,7 +4020,7 @@ Lasmgen_polyval_update_vpclmul_avx512_loop32:
 	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm1, zmm4, zmm22, 0x00
 	vpclmulqdq  zmm2, zmm4, zmm22, 0x11
-	vpclmulqdq  zmm3, zmm6, zmm26, 0x00
+	vpclmulqdq  zmm3, zmm6, zmm30, 0x10
 	/* blocks 8..11 times H^24..H^21 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 128]
 	vpshufd     zmm6, zmm4, 0x4e
@@ -3269,7 +4029,7 @@ Lasmgen_polyval_update_vpclmul_avx512_loop32:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm21, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm25, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm29, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	/* blocks 12..15 times H^20..H^17 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 192]
@@ -3279,7 +4039,7 @@ Lasmgen_polyval_update_vpclmul_avx512_loop32:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm20, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm24, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm28, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	/* blocks 16..19 times H^16..H^13 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 256]
@@ -3330,7 +4090,7 @@ Lasmgen_polyval_update_vpclmul_avx512_loop32:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm23, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm27, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm31, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	/* The four lanes of each sum added; then Karatsuba and the reduction on xmm. */
 	vextracti64x4 ymm5, zmm1, 0x01

@@ -30,7 +30,7 @@
 /* Bytes of the running state that update reads and updates. */
 #define ASMGEN_GHASH_STATE_BYTES 16
 /* Bytes of the key table that init writes and update reads. */
-#define ASMGEN_GHASH_KEY_TABLE_BYTES 1024
+#define ASMGEN_GHASH_KEY_TABLE_BYTES 2048
 
 #ifdef __cplusplus
 extern "C" {
@@ -39,9 +39,9 @@ extern "C" {
 /*
  * ghash_init: GHASH key setup (NIST SP 800-38D).
  * h: the 16-byte hash key H = E(K, 0^128), bytes as the standard writes them; read only.
- * table: ASMGEN_GHASH_KEY_TABLE_BYTES (1024) bytes, written: H^1..H^8 and their Karatsuba half-sums in the
+ * table: ASMGEN_GHASH_KEY_TABLE_BYTES (2048) bytes, written: H^1..H^8 and their Karatsuba half-sums in the
  * kernels' own form in the first 256 bytes (the same layout in every set of a target); the x86_64 ymm and
- * zmm sets also H^9..H^32 in the rest. Treat it as opaque: fill it with an init of this listing and pass
+ * zmm sets also H^9..H^64 in the rest. Treat it as opaque: fill it with an init of this listing and pass
  * it to the update of the same set, or as htable to the SM4 listing's gcm_enc and gcm_dec (any set's init).
  */
 /* requires PCLMULQDQ, AVX */
@@ -66,7 +66,7 @@ void asmgen_ghash_update_vpclmul_avx512(uint8_t *state, const uint8_t *table, co
 /*
  * polyval_init: POLYVAL key setup (RFC 8452).
  * h: the 16-byte POLYVAL key H (the field element's little-endian bytes); read only.
- * table: ASMGEN_GHASH_KEY_TABLE_BYTES (1024) bytes, written, opaque: for polyval_update of the same set.
+ * table: ASMGEN_GHASH_KEY_TABLE_BYTES (2048) bytes, written, opaque: for polyval_update of the same set.
  */
 /* requires PCLMULQDQ, AVX */
 void asmgen_polyval_init_avx(uint8_t *table, const uint8_t *h);

@@ -39,7 +39,7 @@
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^32), from h.
+ * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.
  * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
  * Montgomery domain: H^i = H^(i-1) * H * x^-128).
  *
@@ -474,7 +474,7 @@ asmgen_ghash_update_avx:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^32), from h.
+ * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.
  * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
  * Montgomery domain: H^i = H^(i-1) * H * x^-128).
  *
@@ -876,11 +876,11 @@ asmgen_polyval_update_avx:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^32), from h.
+ * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.
  * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
  * Montgomery domain: H^i = H^(i-1) * H * x^-128).
- * Then H^32..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
- * half-sums packed two per 16-byte lane from table[768] (pairs j and j + 8 in the low and high 64 bits).
+ * Then H^64..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
+ * half-sums packed two per 16-byte lane from table[1280] (pairs j and j + 16 in the low and high 64 bits).
  *
  * void asmgen_ghash_init_vpclmul_avx2(uint8_t *table, const uint8_t *h);
  * Requires: PCLMULQDQ, AVX, AVX2
@@ -933,7 +933,7 @@ asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 128], xmm5
-	vmovdqu     xmmword ptr [rdi + 752], xmm9
+	vmovdqu     xmmword ptr [rdi + 1264], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -956,7 +956,7 @@ asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 144], xmm5
-	vmovdqu     xmmword ptr [rdi + 736], xmm9
+	vmovdqu     xmmword ptr [rdi + 1248], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -979,7 +979,7 @@ asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 160], xmm5
-	vmovdqu     xmmword ptr [rdi + 720], xmm9
+	vmovdqu     xmmword ptr [rdi + 1232], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1002,7 +1002,7 @@ asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 176], xmm5
-	vmovdqu     xmmword ptr [rdi + 704], xmm9
+	vmovdqu     xmmword ptr [rdi + 1216], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1025,7 +1025,7 @@ asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 192], xmm5
-	vmovdqu     xmmword ptr [rdi + 688], xmm9
+	vmovdqu     xmmword ptr [rdi + 1200], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1048,7 +1048,7 @@ asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 208], xmm5
-	vmovdqu     xmmword ptr [rdi + 672], xmm9
+	vmovdqu     xmmword ptr [rdi + 1184], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1071,7 +1071,7 @@ asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 224], xmm5
-	vmovdqu     xmmword ptr [rdi + 656], xmm9
+	vmovdqu     xmmword ptr [rdi + 1168], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1094,7 +1094,7 @@ asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 240], xmm5
-	vmovdqu     xmmword ptr [rdi + 640], xmm9
+	vmovdqu     xmmword ptr [rdi + 1152], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1112,8 +1112,8 @@ asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm1, xmm1, 0x4e
 	vpxor       xmm1, xmm1, xmm5
 	vpxor       xmm9, xmm1, xmm2
-	/* H^9..H^32, each below the one before it in the table's extension. */
-	lea         rax, qword ptr [rdi + 624]
+	/* H^9..H^64, each below the one before it in the table's extension. */
+	lea         rax, qword ptr [rdi + 1136]
 	lea         r9, qword ptr [rdi + 240]
 .Lasmgen_ghash_init_vpclmul_avx2_more_powers:
 	vmovdqu     xmmword ptr [rax], xmm9
@@ -1137,19 +1137,19 @@ asmgen_ghash_init_vpclmul_avx2:
 	sub         rax, 16
 	cmp         rax, r9
 	jnz         .Lasmgen_ghash_init_vpclmul_avx2_more_powers
-	/* Half-sums of the pairs [H^(32-2j), H^(31-2j)] (low 64 bits of each lane) and [H^(16-2j), H^(15-2j)] */
-	/* (high), j = 0..7, packed. */
+	/* Half-sums of the pairs [H^(64-2j), H^(63-2j)] (low 64 bits of each lane) and [H^(32-2j), H^(31-2j)] */
+	/* (high), j = 0..15, packed. */
 	mov         rax, rdi
-	lea         r9, qword ptr [rdi + 256]
+	lea         r9, qword ptr [rdi + 512]
 .Lasmgen_ghash_init_vpclmul_avx2_pack:
 	vmovdqu     ymm1, ymmword ptr [rax + 256]
 	vpshufd     ymm5, ymm1, 0x4e
 	vpxor       ymm1, ymm1, ymm5
-	vmovdqu     ymm2, ymmword ptr [rax + 512]
+	vmovdqu     ymm2, ymmword ptr [rax + 768]
 	vpshufd     ymm5, ymm2, 0x4e
 	vpxor       ymm2, ymm2, ymm5
 	vpunpcklqdq ymm1, ymm1, ymm2
-	vmovdqu     ymmword ptr [rax + 768], ymm1
+	vmovdqu     ymmword ptr [rax + 1280], ymm1
 	add         rax, 32
 	cmp         rax, r9
 	jnz         .Lasmgen_ghash_init_vpclmul_avx2_pack
@@ -1169,8 +1169,8 @@ asmgen_ghash_init_vpclmul_avx2:
 /*
  * ----------------------------------------------------------------------------------------------------
  * GHASH update (SP 800-38D): state = (state ^ X) * H for each 16-byte block X of data.
- * 32 blocks per reduction (keys from the table's extension), then 16, 8, the tail; two blocks per
- * vpclmulqdq: (S + X1)*H^32 + X2*H^31 + ... + X32*H^1, Karatsuba products on ymm, one reduction.
+ * 64 blocks per reduction (keys from the table's extension), then 32, 16, 8, the tail; two blocks
+ * per vpclmulqdq: (S + X1)*H^64 + X2*H^63 + ... + X64*H^1, Karatsuba products on ymm, one reduction.
  *
  * void asmgen_ghash_update_vpclmul_avx2(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
  * Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ
@@ -1208,11 +1208,11 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     xmm0, xmm0, xmm15
 	cmp         rcx, 1
 	jz          .Lasmgen_ghash_update_vpclmul_avx2_one
-	cmp         rcx, 32
-	jb          .Lasmgen_ghash_update_vpclmul_avx2_batch16
+	cmp         rcx, 64
+	jb          .Lasmgen_ghash_update_vpclmul_avx2_batch32
 	.p2align 4
-.Lasmgen_ghash_update_vpclmul_avx2_loop32:
-	/* blocks 2 and 3 times H^30 and H^29 */
+.Lasmgen_ghash_update_vpclmul_avx2_loop64:
+	/* blocks 2 and 3 times H^62 and H^61 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 32]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1220,8 +1220,8 @@ asmgen_ghash_update_vpclmul_avx2:
 	vmovdqu     ymm7, ymmword ptr [rsi + 288]
 	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
 	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
-	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 800], 0x00
-	/* blocks 4 and 5 times H^28 and H^27 */
+	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 1312], 0x00
+	/* blocks 4 and 5 times H^60 and H^59 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 64]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1231,9 +1231,9 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 832], 0x00
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1344], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 6 and 7 times H^26 and H^25 */
+	/* blocks 6 and 7 times H^58 and H^57 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 96]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1243,9 +1243,9 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 864], 0x00
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1376], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 8 and 9 times H^24 and H^23 */
+	/* blocks 8 and 9 times H^56 and H^55 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 128]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1255,9 +1255,9 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 896], 0x00
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1408], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 10 and 11 times H^22 and H^21 */
+	/* blocks 10 and 11 times H^54 and H^53 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 160]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1267,9 +1267,9 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 928], 0x00
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1440], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 12 and 13 times H^20 and H^19 */
+	/* blocks 12 and 13 times H^52 and H^51 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 192]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1279,9 +1279,9 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 960], 0x00
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1472], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 14 and 15 times H^18 and H^17 */
+	/* blocks 14 and 15 times H^50 and H^49 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 224]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1291,9 +1291,9 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 992], 0x00
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1504], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 16 and 17 times H^16 and H^15 */
+	/* blocks 16 and 17 times H^48 and H^47 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 256]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1303,9 +1303,9 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 768], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1536], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 18 and 19 times H^14 and H^13 */
+	/* blocks 18 and 19 times H^46 and H^45 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 288]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1315,9 +1315,9 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 800], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1568], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 20 and 21 times H^12 and H^11 */
+	/* blocks 20 and 21 times H^44 and H^43 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 320]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1327,9 +1327,9 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 832], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1600], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 22 and 23 times H^10 and H^9 */
+	/* blocks 22 and 23 times H^42 and H^41 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 352]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1339,9 +1339,9 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 864], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1632], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 24 and 25 times H^8 and H^7 */
+	/* blocks 24 and 25 times H^40 and H^39 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 384]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1351,9 +1351,9 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 896], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1664], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 26 and 27 times H^6 and H^5 */
+	/* blocks 26 and 27 times H^38 and H^37 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 416]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1363,9 +1363,9 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 928], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1696], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 28 and 29 times H^4 and H^3 */
+	/* blocks 28 and 29 times H^36 and H^35 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 448]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1375,9 +1375,9 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 960], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1728], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 30 and 31 times H^2 and H^1 */
+	/* blocks 30 and 31 times H^34 and H^33 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 480]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1387,9 +1387,201 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 992], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1760], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 0 and 1 times H^32 and H^31 */
+	/* blocks 32 and 33 times H^32 and H^31 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 512]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 768]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1280], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 34 and 35 times H^30 and H^29 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 544]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 800]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1312], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 36 and 37 times H^28 and H^27 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 576]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 832]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1344], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 38 and 39 times H^26 and H^25 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 608]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 864]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1376], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 40 and 41 times H^24 and H^23 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 640]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 896]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1408], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 42 and 43 times H^22 and H^21 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 672]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 928]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1440], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 44 and 45 times H^20 and H^19 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 704]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 960]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1472], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 46 and 47 times H^18 and H^17 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 736]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 992]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1504], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 48 and 49 times H^16 and H^15 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 768]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 1024]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1536], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 50 and 51 times H^14 and H^13 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 800]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 1056]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1568], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 52 and 53 times H^12 and H^11 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 832]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 1088]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1600], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 54 and 55 times H^10 and H^9 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 864]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 1120]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1632], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 56 and 57 times H^8 and H^7 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 896]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 1152]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1664], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 58 and 59 times H^6 and H^5 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 928]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 1184]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1696], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 60 and 61 times H^4 and H^3 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 960]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 1216]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1728], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 62 and 63 times H^2 and H^1 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 992]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 1248]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1760], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 0 and 1 times H^64 and H^63 */
 	vmovdqu     ymm4, ymmword ptr [rdx]
 	vpshufb     ymm4, ymm4, ymm15
 	vpxor       ymm4, ymm4, ymm0
@@ -1400,7 +1592,224 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 768], 0x00
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1280], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	/* MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower. */
+	vpxor       ymm3, ymm3, ymm1
+	vpxor       ymm3, ymm3, ymm2
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vextracti128 xmm5, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm5
+	vextracti128 xmm5, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm5
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+	add         rdx, 1024
+	sub         rcx, 64
+	cmp         rcx, 64
+	jae         .Lasmgen_ghash_update_vpclmul_avx2_loop64
+
+.Lasmgen_ghash_update_vpclmul_avx2_batch32:
+	cmp         rcx, 32
+	jb          .Lasmgen_ghash_update_vpclmul_avx2_batch16
+	/* blocks 2 and 3 times H^30 and H^29 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 32]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 800]
+	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
+	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 1312], 0x10
+	/* blocks 4 and 5 times H^28 and H^27 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 64]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 832]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1344], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 6 and 7 times H^26 and H^25 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 96]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 864]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1376], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 8 and 9 times H^24 and H^23 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 128]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 896]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1408], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 10 and 11 times H^22 and H^21 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 160]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 928]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1440], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 12 and 13 times H^20 and H^19 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 192]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 960]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1472], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 14 and 15 times H^18 and H^17 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 224]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 992]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1504], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 16 and 17 times H^16 and H^15 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 256]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 1024]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1536], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 18 and 19 times H^14 and H^13 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 288]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 1056]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1568], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 20 and 21 times H^12 and H^11 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 320]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 1088]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1600], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 22 and 23 times H^10 and H^9 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 352]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 1120]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1632], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 24 and 25 times H^8 and H^7 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 384]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 1152]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1664], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 26 and 27 times H^6 and H^5 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 416]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 1184]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1696], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 28 and 29 times H^4 and H^3 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 448]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 1216]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1728], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 30 and 31 times H^2 and H^1 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 480]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 1248]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1760], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 0 and 1 times H^32 and H^31 */
+	vmovdqu     ymm4, ymmword ptr [rdx]
+	vpshufb     ymm4, ymm4, ymm15
+	vpxor       ymm4, ymm4, ymm0
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 768]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1280], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower. */
 	vpxor       ymm3, ymm3, ymm1
@@ -1423,8 +1832,6 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       xmm0, xmm1, xmm2
 	add         rdx, 512
 	sub         rcx, 32
-	cmp         rcx, 32
-	jae         .Lasmgen_ghash_update_vpclmul_avx2_loop32
 
 .Lasmgen_ghash_update_vpclmul_avx2_batch16:
 	cmp         rcx, 16
@@ -1434,81 +1841,81 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vmovdqu     ymm7, ymmword ptr [rsi + 544]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1056]
 	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
 	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
-	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 800], 0x10
+	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 1568], 0x10
 	/* blocks 4 and 5 times H^12 and H^11 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 64]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vmovdqu     ymm7, ymmword ptr [rsi + 576]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1088]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 832], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1600], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 6 and 7 times H^10 and H^9 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 96]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vmovdqu     ymm7, ymmword ptr [rsi + 608]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1120]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 864], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1632], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 8 and 9 times H^8 and H^7 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 128]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vmovdqu     ymm7, ymmword ptr [rsi + 640]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1152]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 896], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1664], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 10 and 11 times H^6 and H^5 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 160]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vmovdqu     ymm7, ymmword ptr [rsi + 672]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1184]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 928], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1696], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 12 and 13 times H^4 and H^3 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 192]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vmovdqu     ymm7, ymmword ptr [rsi + 704]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1216]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 960], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1728], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 14 and 15 times H^2 and H^1 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 224]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vmovdqu     ymm7, ymmword ptr [rsi + 736]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1248]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 992], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1760], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 0 and 1 times H^16 and H^15 */
 	vmovdqu     ymm4, ymmword ptr [rdx]
@@ -1516,12 +1923,12 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       ymm4, ymm4, ymm0
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vmovdqu     ymm7, ymmword ptr [rsi + 512]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1024]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 768], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1536], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower. */
 	vpxor       ymm3, ymm3, ymm1
@@ -1734,11 +2141,11 @@ asmgen_ghash_update_vpclmul_avx2:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^32), from h.
+ * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.
  * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
  * Montgomery domain: H^i = H^(i-1) * H * x^-128).
- * Then H^32..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
- * half-sums packed two per 16-byte lane from table[768] (pairs j and j + 8 in the low and high 64 bits).
+ * Then H^64..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
+ * half-sums packed two per 16-byte lane from table[1280] (pairs j and j + 16 in the low and high 64 bits).
  *
  * void asmgen_polyval_init_vpclmul_avx2(uint8_t *table, const uint8_t *h);
  * Requires: PCLMULQDQ, AVX, AVX2
@@ -1775,7 +2182,7 @@ asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 128], xmm5
-	vmovdqu     xmmword ptr [rdi + 752], xmm9
+	vmovdqu     xmmword ptr [rdi + 1264], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1798,7 +2205,7 @@ asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 144], xmm5
-	vmovdqu     xmmword ptr [rdi + 736], xmm9
+	vmovdqu     xmmword ptr [rdi + 1248], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1821,7 +2228,7 @@ asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 160], xmm5
-	vmovdqu     xmmword ptr [rdi + 720], xmm9
+	vmovdqu     xmmword ptr [rdi + 1232], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1844,7 +2251,7 @@ asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 176], xmm5
-	vmovdqu     xmmword ptr [rdi + 704], xmm9
+	vmovdqu     xmmword ptr [rdi + 1216], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1867,7 +2274,7 @@ asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 192], xmm5
-	vmovdqu     xmmword ptr [rdi + 688], xmm9
+	vmovdqu     xmmword ptr [rdi + 1200], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1890,7 +2297,7 @@ asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 208], xmm5
-	vmovdqu     xmmword ptr [rdi + 672], xmm9
+	vmovdqu     xmmword ptr [rdi + 1184], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1913,7 +2320,7 @@ asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 224], xmm5
-	vmovdqu     xmmword ptr [rdi + 656], xmm9
+	vmovdqu     xmmword ptr [rdi + 1168], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1936,7 +2343,7 @@ asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 240], xmm5
-	vmovdqu     xmmword ptr [rdi + 640], xmm9
+	vmovdqu     xmmword ptr [rdi + 1152], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1954,8 +2361,8 @@ asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm1, xmm1, 0x4e
 	vpxor       xmm1, xmm1, xmm5
 	vpxor       xmm9, xmm1, xmm2
-	/* H^9..H^32, each below the one before it in the table's extension. */
-	lea         rax, qword ptr [rdi + 624]
+	/* H^9..H^64, each below the one before it in the table's extension. */
+	lea         rax, qword ptr [rdi + 1136]
 	lea         r9, qword ptr [rdi + 240]
 .Lasmgen_polyval_init_vpclmul_avx2_more_powers:
 	vmovdqu     xmmword ptr [rax], xmm9
@@ -1979,19 +2386,19 @@ asmgen_polyval_init_vpclmul_avx2:
 	sub         rax, 16
 	cmp         rax, r9
 	jnz         .Lasmgen_polyval_init_vpclmul_avx2_more_powers
-	/* Half-sums of the pairs [H^(32-2j), H^(31-2j)] (low 64 bits of each lane) and [H^(16-2j), H^(15-2j)] */
-	/* (high), j = 0..7, packed. */
+	/* Half-sums of the pairs [H^(64-2j), H^(63-2j)] (low 64 bits of each lane) and [H^(32-2j), H^(31-2j)] */
+	/* (high), j = 0..15, packed. */
 	mov         rax, rdi
-	lea         r9, qword ptr [rdi + 256]
+	lea         r9, qword ptr [rdi + 512]
 .Lasmgen_polyval_init_vpclmul_avx2_pack:
 	vmovdqu     ymm1, ymmword ptr [rax + 256]
 	vpshufd     ymm5, ymm1, 0x4e
 	vpxor       ymm1, ymm1, ymm5
-	vmovdqu     ymm2, ymmword ptr [rax + 512]
+	vmovdqu     ymm2, ymmword ptr [rax + 768]
 	vpshufd     ymm5, ymm2, 0x4e
 	vpxor       ymm2, ymm2, ymm5
 	vpunpcklqdq ymm1, ymm1, ymm2
-	vmovdqu     ymmword ptr [rax + 768], ymm1
+	vmovdqu     ymmword ptr [rax + 1280], ymm1
 	add         rax, 32
 	cmp         rax, r9
 	jnz         .Lasmgen_polyval_init_vpclmul_avx2_pack
@@ -2009,8 +2416,8 @@ asmgen_polyval_init_vpclmul_avx2:
 /*
  * ----------------------------------------------------------------------------------------------------
  * POLYVAL update (RFC 8452): state = (state ^ X) * H * x^-128 for each 16-byte block X of data.
- * 32 blocks per reduction (keys from the table's extension), then 16, 8, the tail; two blocks per
- * vpclmulqdq: (S + X1)*H^32 + X2*H^31 + ... + X32*H^1, Karatsuba products on ymm, one reduction.
+ * 64 blocks per reduction (keys from the table's extension), then 32, 16, 8, the tail; two blocks
+ * per vpclmulqdq: (S + X1)*H^64 + X2*H^63 + ... + X64*H^1, Karatsuba products on ymm, one reduction.
  *
  * void asmgen_polyval_update_vpclmul_avx2(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
  * Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ
@@ -2044,18 +2451,18 @@ asmgen_polyval_update_vpclmul_avx2:
 	vmovdqu     xmm0, xmmword ptr [rdi]
 	cmp         rcx, 1
 	jz          .Lasmgen_polyval_update_vpclmul_avx2_one
-	cmp         rcx, 32
-	jb          .Lasmgen_polyval_update_vpclmul_avx2_batch16
+	cmp         rcx, 64
+	jb          .Lasmgen_polyval_update_vpclmul_avx2_batch32
 	.p2align 4
-.Lasmgen_polyval_update_vpclmul_avx2_loop32:
-	/* blocks 2 and 3 times H^30 and H^29 */
+.Lasmgen_polyval_update_vpclmul_avx2_loop64:
+	/* blocks 2 and 3 times H^62 and H^61 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 32]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 40]
 	vmovdqu     ymm7, ymmword ptr [rsi + 288]
 	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
 	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
-	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 800], 0x00
-	/* blocks 4 and 5 times H^28 and H^27 */
+	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 1312], 0x00
+	/* blocks 4 and 5 times H^60 and H^59 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 64]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 72]
 	vmovdqu     ymm7, ymmword ptr [rsi + 320]
@@ -2063,9 +2470,9 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 832], 0x00
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1344], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 6 and 7 times H^26 and H^25 */
+	/* blocks 6 and 7 times H^58 and H^57 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 96]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 104]
 	vmovdqu     ymm7, ymmword ptr [rsi + 352]
@@ -2073,9 +2480,9 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 864], 0x00
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1376], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 8 and 9 times H^24 and H^23 */
+	/* blocks 8 and 9 times H^56 and H^55 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 128]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 136]
 	vmovdqu     ymm7, ymmword ptr [rsi + 384]
@@ -2083,9 +2490,9 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 896], 0x00
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1408], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 10 and 11 times H^22 and H^21 */
+	/* blocks 10 and 11 times H^54 and H^53 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 160]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 168]
 	vmovdqu     ymm7, ymmword ptr [rsi + 416]
@@ -2093,9 +2500,9 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 928], 0x00
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1440], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 12 and 13 times H^20 and H^19 */
+	/* blocks 12 and 13 times H^52 and H^51 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 192]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 200]
 	vmovdqu     ymm7, ymmword ptr [rsi + 448]
@@ -2103,9 +2510,9 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 960], 0x00
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1472], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 14 and 15 times H^18 and H^17 */
+	/* blocks 14 and 15 times H^50 and H^49 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 224]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 232]
 	vmovdqu     ymm7, ymmword ptr [rsi + 480]
@@ -2113,9 +2520,9 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 992], 0x00
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1504], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 16 and 17 times H^16 and H^15 */
+	/* blocks 16 and 17 times H^48 and H^47 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 256]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 264]
 	vmovdqu     ymm7, ymmword ptr [rsi + 512]
@@ -2123,9 +2530,9 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 768], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1536], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 18 and 19 times H^14 and H^13 */
+	/* blocks 18 and 19 times H^46 and H^45 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 288]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 296]
 	vmovdqu     ymm7, ymmword ptr [rsi + 544]
@@ -2133,9 +2540,9 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 800], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1568], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 20 and 21 times H^12 and H^11 */
+	/* blocks 20 and 21 times H^44 and H^43 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 320]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 328]
 	vmovdqu     ymm7, ymmword ptr [rsi + 576]
@@ -2143,9 +2550,9 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 832], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1600], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 22 and 23 times H^10 and H^9 */
+	/* blocks 22 and 23 times H^42 and H^41 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 352]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 360]
 	vmovdqu     ymm7, ymmword ptr [rsi + 608]
@@ -2153,9 +2560,9 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 864], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1632], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 24 and 25 times H^8 and H^7 */
+	/* blocks 24 and 25 times H^40 and H^39 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 384]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 392]
 	vmovdqu     ymm7, ymmword ptr [rsi + 640]
@@ -2163,9 +2570,9 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 896], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1664], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 26 and 27 times H^6 and H^5 */
+	/* blocks 26 and 27 times H^38 and H^37 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 416]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 424]
 	vmovdqu     ymm7, ymmword ptr [rsi + 672]
@@ -2173,9 +2580,9 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 928], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1696], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 28 and 29 times H^4 and H^3 */
+	/* blocks 28 and 29 times H^36 and H^35 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 448]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 456]
 	vmovdqu     ymm7, ymmword ptr [rsi + 704]
@@ -2183,20 +2590,180 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 960], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1728], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 30 and 31 times H^2 and H^1 */
+	/* blocks 30 and 31 times H^34 and H^33 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 480]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 488]
 	vmovdqu     ymm7, ymmword ptr [rsi + 736]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 992], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1760], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	/* blocks 0 and 1 times H^32 and H^31 */
+	/* blocks 32 and 33 times H^32 and H^31 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 512]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 520]
+	vmovdqu     ymm7, ymmword ptr [rsi + 768]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1280], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 34 and 35 times H^30 and H^29 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 544]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 552]
+	vmovdqu     ymm7, ymmword ptr [rsi + 800]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1312], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 36 and 37 times H^28 and H^27 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 576]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 584]
+	vmovdqu     ymm7, ymmword ptr [rsi + 832]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1344], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 38 and 39 times H^26 and H^25 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 608]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 616]
+	vmovdqu     ymm7, ymmword ptr [rsi + 864]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1376], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 40 and 41 times H^24 and H^23 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 640]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 648]
+	vmovdqu     ymm7, ymmword ptr [rsi + 896]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1408], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 42 and 43 times H^22 and H^21 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 672]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 680]
+	vmovdqu     ymm7, ymmword ptr [rsi + 928]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1440], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 44 and 45 times H^20 and H^19 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 704]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 712]
+	vmovdqu     ymm7, ymmword ptr [rsi + 960]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1472], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 46 and 47 times H^18 and H^17 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 736]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 744]
+	vmovdqu     ymm7, ymmword ptr [rsi + 992]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1504], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 48 and 49 times H^16 and H^15 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 768]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 776]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1024]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1536], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 50 and 51 times H^14 and H^13 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 800]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 808]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1056]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1568], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 52 and 53 times H^12 and H^11 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 832]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 840]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1088]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1600], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 54 and 55 times H^10 and H^9 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 864]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 872]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1120]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1632], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 56 and 57 times H^8 and H^7 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 896]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 904]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1152]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1664], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 58 and 59 times H^6 and H^5 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 928]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 936]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1184]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1696], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 60 and 61 times H^4 and H^3 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 960]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 968]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1216]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1728], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 62 and 63 times H^2 and H^1 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 992]
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 1248]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1760], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 0 and 1 times H^64 and H^63 */
 	vmovdqu     ymm4, ymmword ptr [rdx]
 	vpxor       ymm4, ymm4, ymm0
 	vpshufd     ymm6, ymm4, 0x4e
@@ -2206,7 +2773,194 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 768], 0x00
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1280], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	/* MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower. */
+	vpxor       ymm3, ymm3, ymm1
+	vpxor       ymm3, ymm3, ymm2
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vextracti128 xmm5, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm5
+	vextracti128 xmm5, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm5
+	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+	add         rdx, 1024
+	sub         rcx, 64
+	cmp         rcx, 64
+	jae         .Lasmgen_polyval_update_vpclmul_avx2_loop64
+
+.Lasmgen_polyval_update_vpclmul_avx2_batch32:
+	cmp         rcx, 32
+	jb          .Lasmgen_polyval_update_vpclmul_avx2_batch16
+	/* blocks 2 and 3 times H^30 and H^29 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 32]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 40]
+	vmovdqu     ymm7, ymmword ptr [rsi + 800]
+	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
+	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 1312], 0x10
+	/* blocks 4 and 5 times H^28 and H^27 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 64]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 72]
+	vmovdqu     ymm7, ymmword ptr [rsi + 832]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1344], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 6 and 7 times H^26 and H^25 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 96]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 104]
+	vmovdqu     ymm7, ymmword ptr [rsi + 864]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1376], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 8 and 9 times H^24 and H^23 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 128]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 136]
+	vmovdqu     ymm7, ymmword ptr [rsi + 896]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1408], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 10 and 11 times H^22 and H^21 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 160]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 168]
+	vmovdqu     ymm7, ymmword ptr [rsi + 928]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1440], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 12 and 13 times H^20 and H^19 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 192]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 200]
+	vmovdqu     ymm7, ymmword ptr [rsi + 960]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1472], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 14 and 15 times H^18 and H^17 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 224]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 232]
+	vmovdqu     ymm7, ymmword ptr [rsi + 992]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1504], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 16 and 17 times H^16 and H^15 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 256]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 264]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1024]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1536], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 18 and 19 times H^14 and H^13 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 288]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 296]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1056]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1568], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 20 and 21 times H^12 and H^11 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 320]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 328]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1088]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1600], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 22 and 23 times H^10 and H^9 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 352]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 360]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1120]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1632], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 24 and 25 times H^8 and H^7 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 384]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 392]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1152]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1664], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 26 and 27 times H^6 and H^5 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 416]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 424]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1184]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1696], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 28 and 29 times H^4 and H^3 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 448]
+	vpxor       ymm6, ymm4, ymmword ptr [rdx + 456]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1216]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1728], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 30 and 31 times H^2 and H^1 */
+	vmovdqu     ymm4, ymmword ptr [rdx + 480]
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 1248]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1760], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	/* blocks 0 and 1 times H^32 and H^31 */
+	vmovdqu     ymm4, ymmword ptr [rdx]
+	vpxor       ymm4, ymm4, ymm0
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, ymmword ptr [rsi + 768]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1280], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower. */
 	vpxor       ymm3, ymm3, ymm1
@@ -2229,8 +2983,6 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       xmm0, xmm1, xmm2
 	add         rdx, 512
 	sub         rcx, 32
-	cmp         rcx, 32
-	jae         .Lasmgen_polyval_update_vpclmul_avx2_loop32
 
 .Lasmgen_polyval_update_vpclmul_avx2_batch16:
 	cmp         rcx, 16
@@ -2238,82 +2990,82 @@ asmgen_polyval_update_vpclmul_avx2:
 	/* blocks 2 and 3 times H^14 and H^13 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 32]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 40]
-	vmovdqu     ymm7, ymmword ptr [rsi + 544]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1056]
 	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
 	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
-	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 800], 0x10
+	vpclmulqdq  ymm3, ymm6, ymmword ptr [rsi + 1568], 0x10
 	/* blocks 4 and 5 times H^12 and H^11 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 64]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 72]
-	vmovdqu     ymm7, ymmword ptr [rsi + 576]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1088]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 832], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1600], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 6 and 7 times H^10 and H^9 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 96]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 104]
-	vmovdqu     ymm7, ymmword ptr [rsi + 608]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1120]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 864], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1632], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 8 and 9 times H^8 and H^7 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 128]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 136]
-	vmovdqu     ymm7, ymmword ptr [rsi + 640]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1152]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 896], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1664], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 10 and 11 times H^6 and H^5 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 160]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 168]
-	vmovdqu     ymm7, ymmword ptr [rsi + 672]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1184]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 928], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1696], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 12 and 13 times H^4 and H^3 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 192]
 	vpxor       ymm6, ymm4, ymmword ptr [rdx + 200]
-	vmovdqu     ymm7, ymmword ptr [rsi + 704]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1216]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 960], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1728], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 14 and 15 times H^2 and H^1 */
 	vmovdqu     ymm4, ymmword ptr [rdx + 224]
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vmovdqu     ymm7, ymmword ptr [rsi + 736]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1248]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 992], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1760], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* blocks 0 and 1 times H^16 and H^15 */
 	vmovdqu     ymm4, ymmword ptr [rdx]
 	vpxor       ymm4, ymm4, ymm0
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vmovdqu     ymm7, ymmword ptr [rsi + 512]
+	vmovdqu     ymm7, ymmword ptr [rsi + 1024]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 768], 0x10
+	vpclmulqdq  ymm5, ymm6, ymmword ptr [rsi + 1536], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	/* MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower. */
 	vpxor       ymm3, ymm3, ymm1
@@ -2516,11 +3268,11 @@ asmgen_polyval_update_vpclmul_avx2:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^32), from h.
+ * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.
  * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
  * Montgomery domain: H^i = H^(i-1) * H * x^-128).
- * Then H^32..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
- * half-sums packed two per 16-byte lane from table[768] (pairs j and j + 8 in the low and high 64 bits).
+ * Then H^64..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
+ * half-sums packed two per 16-byte lane from table[1280] (pairs j and j + 16 in the low and high 64 bits).
  *
  * void asmgen_ghash_init_vpclmul_avx512(uint8_t *table, const uint8_t *h);
  * Requires: PCLMULQDQ, AVX, AVX2
@@ -2573,7 +3325,7 @@ asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 128], xmm5
-	vmovdqu     xmmword ptr [rdi + 752], xmm9
+	vmovdqu     xmmword ptr [rdi + 1264], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -2596,7 +3348,7 @@ asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 144], xmm5
-	vmovdqu     xmmword ptr [rdi + 736], xmm9
+	vmovdqu     xmmword ptr [rdi + 1248], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -2619,7 +3371,7 @@ asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 160], xmm5
-	vmovdqu     xmmword ptr [rdi + 720], xmm9
+	vmovdqu     xmmword ptr [rdi + 1232], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -2642,7 +3394,7 @@ asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 176], xmm5
-	vmovdqu     xmmword ptr [rdi + 704], xmm9
+	vmovdqu     xmmword ptr [rdi + 1216], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -2665,7 +3417,7 @@ asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 192], xmm5
-	vmovdqu     xmmword ptr [rdi + 688], xmm9
+	vmovdqu     xmmword ptr [rdi + 1200], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -2688,7 +3440,7 @@ asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 208], xmm5
-	vmovdqu     xmmword ptr [rdi + 672], xmm9
+	vmovdqu     xmmword ptr [rdi + 1184], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -2711,7 +3463,7 @@ asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 224], xmm5
-	vmovdqu     xmmword ptr [rdi + 656], xmm9
+	vmovdqu     xmmword ptr [rdi + 1168], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -2734,7 +3486,7 @@ asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 240], xmm5
-	vmovdqu     xmmword ptr [rdi + 640], xmm9
+	vmovdqu     xmmword ptr [rdi + 1152], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -2752,8 +3504,8 @@ asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm1, xmm1, 0x4e
 	vpxor       xmm1, xmm1, xmm5
 	vpxor       xmm9, xmm1, xmm2
-	/* H^9..H^32, each below the one before it in the table's extension. */
-	lea         rax, qword ptr [rdi + 624]
+	/* H^9..H^64, each below the one before it in the table's extension. */
+	lea         rax, qword ptr [rdi + 1136]
 	lea         r9, qword ptr [rdi + 240]
 .Lasmgen_ghash_init_vpclmul_avx512_more_powers:
 	vmovdqu     xmmword ptr [rax], xmm9
@@ -2777,19 +3529,19 @@ asmgen_ghash_init_vpclmul_avx512:
 	sub         rax, 16
 	cmp         rax, r9
 	jnz         .Lasmgen_ghash_init_vpclmul_avx512_more_powers
-	/* Half-sums of the pairs [H^(32-2j), H^(31-2j)] (low 64 bits of each lane) and [H^(16-2j), H^(15-2j)] */
-	/* (high), j = 0..7, packed. */
+	/* Half-sums of the pairs [H^(64-2j), H^(63-2j)] (low 64 bits of each lane) and [H^(32-2j), H^(31-2j)] */
+	/* (high), j = 0..15, packed. */
 	mov         rax, rdi
-	lea         r9, qword ptr [rdi + 256]
+	lea         r9, qword ptr [rdi + 512]
 .Lasmgen_ghash_init_vpclmul_avx512_pack:
 	vmovdqu     ymm1, ymmword ptr [rax + 256]
 	vpshufd     ymm5, ymm1, 0x4e
 	vpxor       ymm1, ymm1, ymm5
-	vmovdqu     ymm2, ymmword ptr [rax + 512]
+	vmovdqu     ymm2, ymmword ptr [rax + 768]
 	vpshufd     ymm5, ymm2, 0x4e
 	vpxor       ymm2, ymm2, ymm5
 	vpunpcklqdq ymm1, ymm1, ymm2
-	vmovdqu     ymmword ptr [rax + 768], ymm1
+	vmovdqu     ymmword ptr [rax + 1280], ymm1
 	add         rax, 32
 	cmp         rax, r9
 	jnz         .Lasmgen_ghash_init_vpclmul_avx512_pack
@@ -2852,19 +3604,23 @@ asmgen_ghash_update_vpclmul_avx512:
 	cmp         rcx, 16
 	jb          .Lasmgen_ghash_update_vpclmul_avx512_rest
 	vshufi64x2  zmm15, zmm15, zmm15, 0x00
-	/* Keys H^1..H^32: four powers per register, highest first; half-sums of two groups per register. */
-	vmovdqu64   zmm16, zmmword ptr [rsi + 704]
-	vmovdqu64   zmm17, zmmword ptr [rsi + 640]
-	vmovdqu64   zmm18, zmmword ptr [rsi + 576]
-	vmovdqu64   zmm19, zmmword ptr [rsi + 512]
-	vmovdqu64   zmm20, zmmword ptr [rsi + 448]
-	vmovdqu64   zmm21, zmmword ptr [rsi + 384]
-	vmovdqu64   zmm22, zmmword ptr [rsi + 320]
-	vmovdqu64   zmm23, zmmword ptr [rsi + 256]
-	vmovdqu64   zmm24, zmmword ptr [rsi + 960]
-	vmovdqu64   zmm25, zmmword ptr [rsi + 896]
-	vmovdqu64   zmm26, zmmword ptr [rsi + 832]
-	vmovdqu64   zmm27, zmmword ptr [rsi + 768]
+	/* Keys H^1..H^32: four powers per register, highest first, and their half-sums. */
+	vmovdqu64   zmm16, zmmword ptr [rsi + 1216]
+	vmovdqu64   zmm24, zmmword ptr [rsi + 1728]
+	vmovdqu64   zmm17, zmmword ptr [rsi + 1152]
+	vmovdqu64   zmm25, zmmword ptr [rsi + 1664]
+	vmovdqu64   zmm18, zmmword ptr [rsi + 1088]
+	vmovdqu64   zmm26, zmmword ptr [rsi + 1600]
+	vmovdqu64   zmm19, zmmword ptr [rsi + 1024]
+	vmovdqu64   zmm27, zmmword ptr [rsi + 1536]
+	vmovdqu64   zmm20, zmmword ptr [rsi + 960]
+	vmovdqu64   zmm28, zmmword ptr [rsi + 1472]
+	vmovdqu64   zmm21, zmmword ptr [rsi + 896]
+	vmovdqu64   zmm29, zmmword ptr [rsi + 1408]
+	vmovdqu64   zmm22, zmmword ptr [rsi + 832]
+	vmovdqu64   zmm30, zmmword ptr [rsi + 1344]
+	vmovdqu64   zmm23, zmmword ptr [rsi + 768]
+	vmovdqu64   zmm31, zmmword ptr [rsi + 1280]
 	cmp         rcx, 32
 	jb          .Lasmgen_ghash_update_vpclmul_avx512_batch16
 	.p2align 4
@@ -2876,7 +3632,7 @@ asmgen_ghash_update_vpclmul_avx512:
 	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm1, zmm4, zmm22, 0x00
 	vpclmulqdq  zmm2, zmm4, zmm22, 0x11
-	vpclmulqdq  zmm3, zmm6, zmm26, 0x00
+	vpclmulqdq  zmm3, zmm6, zmm30, 0x10
 	/* blocks 8..11 times H^24..H^21 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 128]
 	vpshufb     zmm4, zmm4, zmm15
@@ -2886,7 +3642,7 @@ asmgen_ghash_update_vpclmul_avx512:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm21, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm25, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm29, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	/* blocks 12..15 times H^20..H^17 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 192]
@@ -2897,7 +3653,7 @@ asmgen_ghash_update_vpclmul_avx512:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm20, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm24, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm28, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	/* blocks 16..19 times H^16..H^13 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 256]
@@ -2953,7 +3709,7 @@ asmgen_ghash_update_vpclmul_avx512:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm23, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm27, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm31, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	/* The four lanes of each sum added; then Karatsuba and the reduction on xmm. */
 	vextracti64x4 ymm5, zmm1, 0x01
@@ -3250,11 +4006,11 @@ asmgen_ghash_update_vpclmul_avx512:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^32), from h.
+ * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.
  * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
  * Montgomery domain: H^i = H^(i-1) * H * x^-128).
- * Then H^32..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
- * half-sums packed two per 16-byte lane from table[768] (pairs j and j + 8 in the low and high 64 bits).
+ * Then H^64..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
+ * half-sums packed two per 16-byte lane from table[1280] (pairs j and j + 16 in the low and high 64 bits).
  *
  * void asmgen_polyval_init_vpclmul_avx512(uint8_t *table, const uint8_t *h);
  * Requires: PCLMULQDQ, AVX, AVX2
@@ -3291,7 +4047,7 @@ asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 128], xmm5
-	vmovdqu     xmmword ptr [rdi + 752], xmm9
+	vmovdqu     xmmword ptr [rdi + 1264], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -3314,7 +4070,7 @@ asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 144], xmm5
-	vmovdqu     xmmword ptr [rdi + 736], xmm9
+	vmovdqu     xmmword ptr [rdi + 1248], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -3337,7 +4093,7 @@ asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 160], xmm5
-	vmovdqu     xmmword ptr [rdi + 720], xmm9
+	vmovdqu     xmmword ptr [rdi + 1232], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -3360,7 +4116,7 @@ asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 176], xmm5
-	vmovdqu     xmmword ptr [rdi + 704], xmm9
+	vmovdqu     xmmword ptr [rdi + 1216], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -3383,7 +4139,7 @@ asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 192], xmm5
-	vmovdqu     xmmword ptr [rdi + 688], xmm9
+	vmovdqu     xmmword ptr [rdi + 1200], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -3406,7 +4162,7 @@ asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 208], xmm5
-	vmovdqu     xmmword ptr [rdi + 672], xmm9
+	vmovdqu     xmmword ptr [rdi + 1184], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -3429,7 +4185,7 @@ asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 224], xmm5
-	vmovdqu     xmmword ptr [rdi + 656], xmm9
+	vmovdqu     xmmword ptr [rdi + 1168], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -3452,7 +4208,7 @@ asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     xmmword ptr [rdi + 240], xmm5
-	vmovdqu     xmmword ptr [rdi + 640], xmm9
+	vmovdqu     xmmword ptr [rdi + 1152], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -3470,8 +4226,8 @@ asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm1, xmm1, 0x4e
 	vpxor       xmm1, xmm1, xmm5
 	vpxor       xmm9, xmm1, xmm2
-	/* H^9..H^32, each below the one before it in the table's extension. */
-	lea         rax, qword ptr [rdi + 624]
+	/* H^9..H^64, each below the one before it in the table's extension. */
+	lea         rax, qword ptr [rdi + 1136]
 	lea         r9, qword ptr [rdi + 240]
 .Lasmgen_polyval_init_vpclmul_avx512_more_powers:
 	vmovdqu     xmmword ptr [rax], xmm9
@@ -3495,19 +4251,19 @@ asmgen_polyval_init_vpclmul_avx512:
 	sub         rax, 16
 	cmp         rax, r9
 	jnz         .Lasmgen_polyval_init_vpclmul_avx512_more_powers
-	/* Half-sums of the pairs [H^(32-2j), H^(31-2j)] (low 64 bits of each lane) and [H^(16-2j), H^(15-2j)] */
-	/* (high), j = 0..7, packed. */
+	/* Half-sums of the pairs [H^(64-2j), H^(63-2j)] (low 64 bits of each lane) and [H^(32-2j), H^(31-2j)] */
+	/* (high), j = 0..15, packed. */
 	mov         rax, rdi
-	lea         r9, qword ptr [rdi + 256]
+	lea         r9, qword ptr [rdi + 512]
 .Lasmgen_polyval_init_vpclmul_avx512_pack:
 	vmovdqu     ymm1, ymmword ptr [rax + 256]
 	vpshufd     ymm5, ymm1, 0x4e
 	vpxor       ymm1, ymm1, ymm5
-	vmovdqu     ymm2, ymmword ptr [rax + 512]
+	vmovdqu     ymm2, ymmword ptr [rax + 768]
 	vpshufd     ymm5, ymm2, 0x4e
 	vpxor       ymm2, ymm2, ymm5
 	vpunpcklqdq ymm1, ymm1, ymm2
-	vmovdqu     ymmword ptr [rax + 768], ymm1
+	vmovdqu     ymmword ptr [rax + 1280], ymm1
 	add         rax, 32
 	cmp         rax, r9
 	jnz         .Lasmgen_polyval_init_vpclmul_avx512_pack
@@ -3563,19 +4319,23 @@ asmgen_polyval_update_vpclmul_avx512:
 	jz          .Lasmgen_polyval_update_vpclmul_avx512_one
 	cmp         rcx, 16
 	jb          .Lasmgen_polyval_update_vpclmul_avx512_rest
-	/* Keys H^1..H^32: four powers per register, highest first; half-sums of two groups per register. */
-	vmovdqu64   zmm16, zmmword ptr [rsi + 704]
-	vmovdqu64   zmm17, zmmword ptr [rsi + 640]
-	vmovdqu64   zmm18, zmmword ptr [rsi + 576]
-	vmovdqu64   zmm19, zmmword ptr [rsi + 512]
-	vmovdqu64   zmm20, zmmword ptr [rsi + 448]
-	vmovdqu64   zmm21, zmmword ptr [rsi + 384]
-	vmovdqu64   zmm22, zmmword ptr [rsi + 320]
-	vmovdqu64   zmm23, zmmword ptr [rsi + 256]
-	vmovdqu64   zmm24, zmmword ptr [rsi + 960]
-	vmovdqu64   zmm25, zmmword ptr [rsi + 896]
-	vmovdqu64   zmm26, zmmword ptr [rsi + 832]
-	vmovdqu64   zmm27, zmmword ptr [rsi + 768]
+	/* Keys H^1..H^32: four powers per register, highest first, and their half-sums. */
+	vmovdqu64   zmm16, zmmword ptr [rsi + 1216]
+	vmovdqu64   zmm24, zmmword ptr [rsi + 1728]
+	vmovdqu64   zmm17, zmmword ptr [rsi + 1152]
+	vmovdqu64   zmm25, zmmword ptr [rsi + 1664]
+	vmovdqu64   zmm18, zmmword ptr [rsi + 1088]
+	vmovdqu64   zmm26, zmmword ptr [rsi + 1600]
+	vmovdqu64   zmm19, zmmword ptr [rsi + 1024]
+	vmovdqu64   zmm27, zmmword ptr [rsi + 1536]
+	vmovdqu64   zmm20, zmmword ptr [rsi + 960]
+	vmovdqu64   zmm28, zmmword ptr [rsi + 1472]
+	vmovdqu64   zmm21, zmmword ptr [rsi + 896]
+	vmovdqu64   zmm29, zmmword ptr [rsi + 1408]
+	vmovdqu64   zmm22, zmmword ptr [rsi + 832]
+	vmovdqu64   zmm30, zmmword ptr [rsi + 1344]
+	vmovdqu64   zmm23, zmmword ptr [rsi + 768]
+	vmovdqu64   zmm31, zmmword ptr [rsi + 1280]
 	cmp         rcx, 32
 	jb          .Lasmgen_polyval_update_vpclmul_avx512_batch16
 	.p2align 4
@@ -3586,7 +4346,7 @@ asmgen_polyval_update_vpclmul_avx512:
 	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm1, zmm4, zmm22, 0x00
 	vpclmulqdq  zmm2, zmm4, zmm22, 0x11
-	vpclmulqdq  zmm3, zmm6, zmm26, 0x00
+	vpclmulqdq  zmm3, zmm6, zmm30, 0x10
 	/* blocks 8..11 times H^24..H^21 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 128]
 	vpshufd     zmm6, zmm4, 0x4e
@@ -3595,7 +4355,7 @@ asmgen_polyval_update_vpclmul_avx512:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm21, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm25, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm29, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	/* blocks 12..15 times H^20..H^17 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 192]
@@ -3605,7 +4365,7 @@ asmgen_polyval_update_vpclmul_avx512:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm20, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm24, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm28, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	/* blocks 16..19 times H^16..H^13 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 256]
@@ -3656,7 +4416,7 @@ asmgen_polyval_update_vpclmul_avx512:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm23, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm27, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm31, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	/* The four lanes of each sum added; then Karatsuba and the reduction on xmm. */
 	vextracti64x4 ymm5, zmm1, 0x01

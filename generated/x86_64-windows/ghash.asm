@@ -35,7 +35,7 @@
 	default rel
 
 ; ----------------------------------------------------------------------------------------------------
-; GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^32), from h.
+; GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.
 ; table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
 ; Montgomery domain: H^i = H^(i-1) * H * x^-128).
 ;
@@ -462,7 +462,7 @@ asmgen_ghash_update_avx:
 	align 32
 
 ; ----------------------------------------------------------------------------------------------------
-; POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^32), from h.
+; POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.
 ; table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
 ; Montgomery domain: H^i = H^(i-1) * H * x^-128).
 ;
@@ -856,11 +856,11 @@ asmgen_polyval_update_avx:
 	align 32
 
 ; ----------------------------------------------------------------------------------------------------
-; GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^32), from h.
+; GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.
 ; table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
 ; Montgomery domain: H^i = H^(i-1) * H * x^-128).
-; Then H^32..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
-; half-sums packed two per 16-byte lane from table[768] (pairs j and j + 8 in the low and high 64 bits).
+; Then H^64..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
+; half-sums packed two per 16-byte lane from table[1280] (pairs j and j + 16 in the low and high 64 bits).
 ;
 ; void asmgen_ghash_init_vpclmul_avx2(uint8_t *table, const uint8_t *h);
 ; Requires: PCLMULQDQ, AVX, AVX2
@@ -910,7 +910,7 @@ asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 128], xmm5
-	vmovdqu     oword [rdi + 752], xmm9
+	vmovdqu     oword [rdi + 1264], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -933,7 +933,7 @@ asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 144], xmm5
-	vmovdqu     oword [rdi + 736], xmm9
+	vmovdqu     oword [rdi + 1248], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -956,7 +956,7 @@ asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 160], xmm5
-	vmovdqu     oword [rdi + 720], xmm9
+	vmovdqu     oword [rdi + 1232], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -979,7 +979,7 @@ asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 176], xmm5
-	vmovdqu     oword [rdi + 704], xmm9
+	vmovdqu     oword [rdi + 1216], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1002,7 +1002,7 @@ asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 192], xmm5
-	vmovdqu     oword [rdi + 688], xmm9
+	vmovdqu     oword [rdi + 1200], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1025,7 +1025,7 @@ asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 208], xmm5
-	vmovdqu     oword [rdi + 672], xmm9
+	vmovdqu     oword [rdi + 1184], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1048,7 +1048,7 @@ asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 224], xmm5
-	vmovdqu     oword [rdi + 656], xmm9
+	vmovdqu     oword [rdi + 1168], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1071,7 +1071,7 @@ asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 240], xmm5
-	vmovdqu     oword [rdi + 640], xmm9
+	vmovdqu     oword [rdi + 1152], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1089,8 +1089,8 @@ asmgen_ghash_init_vpclmul_avx2:
 	vpshufd     xmm1, xmm1, 0x4e
 	vpxor       xmm1, xmm1, xmm5
 	vpxor       xmm9, xmm1, xmm2
-	; H^9..H^32, each below the one before it in the table's extension.
-	lea         rax, [rdi + 624]
+	; H^9..H^64, each below the one before it in the table's extension.
+	lea         rax, [rdi + 1136]
 	lea         r9, [rdi + 240]
 .asmgen_ghash_init_vpclmul_avx2_more_powers:
 	vmovdqu     oword [rax], xmm9
@@ -1114,19 +1114,19 @@ asmgen_ghash_init_vpclmul_avx2:
 	sub         rax, 16
 	cmp         rax, r9
 	jnz         short .asmgen_ghash_init_vpclmul_avx2_more_powers
-	; Half-sums of the pairs [H^(32-2j), H^(31-2j)] (low 64 bits of each lane) and [H^(16-2j), H^(15-2j)]
-	; (high), j = 0..7, packed.
+	; Half-sums of the pairs [H^(64-2j), H^(63-2j)] (low 64 bits of each lane) and [H^(32-2j), H^(31-2j)]
+	; (high), j = 0..15, packed.
 	mov         rax, rdi
-	lea         r9, [rdi + 256]
+	lea         r9, [rdi + 512]
 .asmgen_ghash_init_vpclmul_avx2_pack:
 	vmovdqu     ymm1, yword [rax + 256]
 	vpshufd     ymm5, ymm1, 0x4e
 	vpxor       ymm1, ymm1, ymm5
-	vmovdqu     ymm2, yword [rax + 512]
+	vmovdqu     ymm2, yword [rax + 768]
 	vpshufd     ymm5, ymm2, 0x4e
 	vpxor       ymm2, ymm2, ymm5
 	vpunpcklqdq ymm1, ymm1, ymm2
-	vmovdqu     yword [rax + 768], ymm1
+	vmovdqu     yword [rax + 1280], ymm1
 	add         rax, 32
 	cmp         rax, r9
 	jnz         short .asmgen_ghash_init_vpclmul_avx2_pack
@@ -1145,8 +1145,8 @@ asmgen_ghash_init_vpclmul_avx2:
 
 ; ----------------------------------------------------------------------------------------------------
 ; GHASH update (SP 800-38D): state = (state ^ X) * H for each 16-byte block X of data.
-; 32 blocks per reduction (keys from the table's extension), then 16, 8, the tail; two blocks per
-; vpclmulqdq: (S + X1)*H^32 + X2*H^31 + ... + X32*H^1, Karatsuba products on ymm, one reduction.
+; 64 blocks per reduction (keys from the table's extension), then 32, 16, 8, the tail; two blocks
+; per vpclmulqdq: (S + X1)*H^64 + X2*H^63 + ... + X64*H^1, Karatsuba products on ymm, one reduction.
 ;
 ; void asmgen_ghash_update_vpclmul_avx2(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
 ; Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ
@@ -1181,11 +1181,11 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     xmm0, xmm0, xmm15
 	cmp         rcx, 1
 	jz          near .asmgen_ghash_update_vpclmul_avx2_one
-	cmp         rcx, 32
-	jb          near .asmgen_ghash_update_vpclmul_avx2_batch16
+	cmp         rcx, 64
+	jb          near .asmgen_ghash_update_vpclmul_avx2_batch32
 	align 16
-.asmgen_ghash_update_vpclmul_avx2_loop32:
-	; blocks 2 and 3 times H^30 and H^29
+.asmgen_ghash_update_vpclmul_avx2_loop64:
+	; blocks 2 and 3 times H^62 and H^61
 	vmovdqu     ymm4, yword [rdx + 32]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1193,8 +1193,8 @@ asmgen_ghash_update_vpclmul_avx2:
 	vmovdqu     ymm7, yword [rsi + 288]
 	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
 	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
-	vpclmulqdq  ymm3, ymm6, yword [rsi + 800], 0x00
-	; blocks 4 and 5 times H^28 and H^27
+	vpclmulqdq  ymm3, ymm6, yword [rsi + 1312], 0x00
+	; blocks 4 and 5 times H^60 and H^59
 	vmovdqu     ymm4, yword [rdx + 64]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1204,9 +1204,9 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 832], 0x00
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1344], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	; blocks 6 and 7 times H^26 and H^25
+	; blocks 6 and 7 times H^58 and H^57
 	vmovdqu     ymm4, yword [rdx + 96]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1216,9 +1216,9 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 864], 0x00
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1376], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	; blocks 8 and 9 times H^24 and H^23
+	; blocks 8 and 9 times H^56 and H^55
 	vmovdqu     ymm4, yword [rdx + 128]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1228,9 +1228,9 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 896], 0x00
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1408], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	; blocks 10 and 11 times H^22 and H^21
+	; blocks 10 and 11 times H^54 and H^53
 	vmovdqu     ymm4, yword [rdx + 160]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1240,9 +1240,9 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 928], 0x00
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1440], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	; blocks 12 and 13 times H^20 and H^19
+	; blocks 12 and 13 times H^52 and H^51
 	vmovdqu     ymm4, yword [rdx + 192]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1252,9 +1252,9 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 960], 0x00
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1472], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	; blocks 14 and 15 times H^18 and H^17
+	; blocks 14 and 15 times H^50 and H^49
 	vmovdqu     ymm4, yword [rdx + 224]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1264,9 +1264,9 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 992], 0x00
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1504], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	; blocks 16 and 17 times H^16 and H^15
+	; blocks 16 and 17 times H^48 and H^47
 	vmovdqu     ymm4, yword [rdx + 256]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1276,9 +1276,9 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 768], 0x10
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1536], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	; blocks 18 and 19 times H^14 and H^13
+	; blocks 18 and 19 times H^46 and H^45
 	vmovdqu     ymm4, yword [rdx + 288]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1288,9 +1288,9 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 800], 0x10
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1568], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	; blocks 20 and 21 times H^12 and H^11
+	; blocks 20 and 21 times H^44 and H^43
 	vmovdqu     ymm4, yword [rdx + 320]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1300,9 +1300,9 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 832], 0x10
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1600], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	; blocks 22 and 23 times H^10 and H^9
+	; blocks 22 and 23 times H^42 and H^41
 	vmovdqu     ymm4, yword [rdx + 352]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1312,9 +1312,9 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 864], 0x10
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1632], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	; blocks 24 and 25 times H^8 and H^7
+	; blocks 24 and 25 times H^40 and H^39
 	vmovdqu     ymm4, yword [rdx + 384]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1324,9 +1324,9 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 896], 0x10
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1664], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	; blocks 26 and 27 times H^6 and H^5
+	; blocks 26 and 27 times H^38 and H^37
 	vmovdqu     ymm4, yword [rdx + 416]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1336,9 +1336,9 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 928], 0x10
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1696], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	; blocks 28 and 29 times H^4 and H^3
+	; blocks 28 and 29 times H^36 and H^35
 	vmovdqu     ymm4, yword [rdx + 448]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1348,9 +1348,9 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 960], 0x10
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1728], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	; blocks 30 and 31 times H^2 and H^1
+	; blocks 30 and 31 times H^34 and H^33
 	vmovdqu     ymm4, yword [rdx + 480]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
@@ -1360,9 +1360,201 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 992], 0x10
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1760], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	; blocks 0 and 1 times H^32 and H^31
+	; blocks 32 and 33 times H^32 and H^31
+	vmovdqu     ymm4, yword [rdx + 512]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, yword [rsi + 768]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1280], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 34 and 35 times H^30 and H^29
+	vmovdqu     ymm4, yword [rdx + 544]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, yword [rsi + 800]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1312], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 36 and 37 times H^28 and H^27
+	vmovdqu     ymm4, yword [rdx + 576]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, yword [rsi + 832]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1344], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 38 and 39 times H^26 and H^25
+	vmovdqu     ymm4, yword [rdx + 608]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, yword [rsi + 864]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1376], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 40 and 41 times H^24 and H^23
+	vmovdqu     ymm4, yword [rdx + 640]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, yword [rsi + 896]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1408], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 42 and 43 times H^22 and H^21
+	vmovdqu     ymm4, yword [rdx + 672]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, yword [rsi + 928]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1440], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 44 and 45 times H^20 and H^19
+	vmovdqu     ymm4, yword [rdx + 704]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, yword [rsi + 960]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1472], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 46 and 47 times H^18 and H^17
+	vmovdqu     ymm4, yword [rdx + 736]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, yword [rsi + 992]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1504], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 48 and 49 times H^16 and H^15
+	vmovdqu     ymm4, yword [rdx + 768]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, yword [rsi + 1024]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1536], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 50 and 51 times H^14 and H^13
+	vmovdqu     ymm4, yword [rdx + 800]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, yword [rsi + 1056]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1568], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 52 and 53 times H^12 and H^11
+	vmovdqu     ymm4, yword [rdx + 832]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, yword [rsi + 1088]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1600], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 54 and 55 times H^10 and H^9
+	vmovdqu     ymm4, yword [rdx + 864]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, yword [rsi + 1120]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1632], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 56 and 57 times H^8 and H^7
+	vmovdqu     ymm4, yword [rdx + 896]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, yword [rsi + 1152]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1664], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 58 and 59 times H^6 and H^5
+	vmovdqu     ymm4, yword [rdx + 928]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, yword [rsi + 1184]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1696], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 60 and 61 times H^4 and H^3
+	vmovdqu     ymm4, yword [rdx + 960]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, yword [rsi + 1216]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1728], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 62 and 63 times H^2 and H^1
+	vmovdqu     ymm4, yword [rdx + 992]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, yword [rsi + 1248]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1760], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 0 and 1 times H^64 and H^63
 	vmovdqu     ymm4, yword [rdx]
 	vpshufb     ymm4, ymm4, ymm15
 	vpxor       ymm4, ymm4, ymm0
@@ -1373,7 +1565,224 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 768], 0x00
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1280], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	; MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower.
+	vpxor       ymm3, ymm3, ymm1
+	vpxor       ymm3, ymm3, ymm2
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vextracti128 xmm5, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm5
+	vextracti128 xmm5, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm5
+	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+	add         rdx, 1024
+	sub         rcx, 64
+	cmp         rcx, 64
+	jae         near .asmgen_ghash_update_vpclmul_avx2_loop64
+
+.asmgen_ghash_update_vpclmul_avx2_batch32:
+	cmp         rcx, 32
+	jb          near .asmgen_ghash_update_vpclmul_avx2_batch16
+	; blocks 2 and 3 times H^30 and H^29
+	vmovdqu     ymm4, yword [rdx + 32]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, yword [rsi + 800]
+	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
+	vpclmulqdq  ymm3, ymm6, yword [rsi + 1312], 0x10
+	; blocks 4 and 5 times H^28 and H^27
+	vmovdqu     ymm4, yword [rdx + 64]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, yword [rsi + 832]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1344], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 6 and 7 times H^26 and H^25
+	vmovdqu     ymm4, yword [rdx + 96]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, yword [rsi + 864]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1376], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 8 and 9 times H^24 and H^23
+	vmovdqu     ymm4, yword [rdx + 128]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, yword [rsi + 896]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1408], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 10 and 11 times H^22 and H^21
+	vmovdqu     ymm4, yword [rdx + 160]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, yword [rsi + 928]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1440], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 12 and 13 times H^20 and H^19
+	vmovdqu     ymm4, yword [rdx + 192]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, yword [rsi + 960]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1472], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 14 and 15 times H^18 and H^17
+	vmovdqu     ymm4, yword [rdx + 224]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, yword [rsi + 992]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1504], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 16 and 17 times H^16 and H^15
+	vmovdqu     ymm4, yword [rdx + 256]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, yword [rsi + 1024]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1536], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 18 and 19 times H^14 and H^13
+	vmovdqu     ymm4, yword [rdx + 288]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, yword [rsi + 1056]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1568], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 20 and 21 times H^12 and H^11
+	vmovdqu     ymm4, yword [rdx + 320]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, yword [rsi + 1088]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1600], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 22 and 23 times H^10 and H^9
+	vmovdqu     ymm4, yword [rdx + 352]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, yword [rsi + 1120]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1632], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 24 and 25 times H^8 and H^7
+	vmovdqu     ymm4, yword [rdx + 384]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, yword [rsi + 1152]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1664], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 26 and 27 times H^6 and H^5
+	vmovdqu     ymm4, yword [rdx + 416]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, yword [rsi + 1184]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1696], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 28 and 29 times H^4 and H^3
+	vmovdqu     ymm4, yword [rdx + 448]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, yword [rsi + 1216]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1728], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 30 and 31 times H^2 and H^1
+	vmovdqu     ymm4, yword [rdx + 480]
+	vpshufb     ymm4, ymm4, ymm15
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, yword [rsi + 1248]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1760], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 0 and 1 times H^32 and H^31
+	vmovdqu     ymm4, yword [rdx]
+	vpshufb     ymm4, ymm4, ymm15
+	vpxor       ymm4, ymm4, ymm0
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, yword [rsi + 768]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1280], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	; MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower.
 	vpxor       ymm3, ymm3, ymm1
@@ -1396,8 +1805,6 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       xmm0, xmm1, xmm2
 	add         rdx, 512
 	sub         rcx, 32
-	cmp         rcx, 32
-	jae         near .asmgen_ghash_update_vpclmul_avx2_loop32
 
 .asmgen_ghash_update_vpclmul_avx2_batch16:
 	cmp         rcx, 16
@@ -1407,81 +1814,81 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vmovdqu     ymm7, yword [rsi + 544]
+	vmovdqu     ymm7, yword [rsi + 1056]
 	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
 	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
-	vpclmulqdq  ymm3, ymm6, yword [rsi + 800], 0x10
+	vpclmulqdq  ymm3, ymm6, yword [rsi + 1568], 0x10
 	; blocks 4 and 5 times H^12 and H^11
 	vmovdqu     ymm4, yword [rdx + 64]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vmovdqu     ymm7, yword [rsi + 576]
+	vmovdqu     ymm7, yword [rsi + 1088]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 832], 0x10
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1600], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 6 and 7 times H^10 and H^9
 	vmovdqu     ymm4, yword [rdx + 96]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vmovdqu     ymm7, yword [rsi + 608]
+	vmovdqu     ymm7, yword [rsi + 1120]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 864], 0x10
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1632], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 8 and 9 times H^8 and H^7
 	vmovdqu     ymm4, yword [rdx + 128]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vmovdqu     ymm7, yword [rsi + 640]
+	vmovdqu     ymm7, yword [rsi + 1152]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 896], 0x10
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1664], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 10 and 11 times H^6 and H^5
 	vmovdqu     ymm4, yword [rdx + 160]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vmovdqu     ymm7, yword [rsi + 672]
+	vmovdqu     ymm7, yword [rsi + 1184]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 928], 0x10
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1696], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 12 and 13 times H^4 and H^3
 	vmovdqu     ymm4, yword [rdx + 192]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vmovdqu     ymm7, yword [rsi + 704]
+	vmovdqu     ymm7, yword [rsi + 1216]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 960], 0x10
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1728], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 14 and 15 times H^2 and H^1
 	vmovdqu     ymm4, yword [rdx + 224]
 	vpshufb     ymm4, ymm4, ymm15
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vmovdqu     ymm7, yword [rsi + 736]
+	vmovdqu     ymm7, yword [rsi + 1248]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 992], 0x10
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1760], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 0 and 1 times H^16 and H^15
 	vmovdqu     ymm4, yword [rdx]
@@ -1489,12 +1896,12 @@ asmgen_ghash_update_vpclmul_avx2:
 	vpxor       ymm4, ymm4, ymm0
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vmovdqu     ymm7, yword [rsi + 512]
+	vmovdqu     ymm7, yword [rsi + 1024]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 768], 0x10
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1536], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	; MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower.
 	vpxor       ymm3, ymm3, ymm1
@@ -1706,11 +2113,11 @@ asmgen_ghash_update_vpclmul_avx2:
 	align 32
 
 ; ----------------------------------------------------------------------------------------------------
-; POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^32), from h.
+; POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.
 ; table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
 ; Montgomery domain: H^i = H^(i-1) * H * x^-128).
-; Then H^32..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
-; half-sums packed two per 16-byte lane from table[768] (pairs j and j + 8 in the low and high 64 bits).
+; Then H^64..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
+; half-sums packed two per 16-byte lane from table[1280] (pairs j and j + 16 in the low and high 64 bits).
 ;
 ; void asmgen_polyval_init_vpclmul_avx2(uint8_t *table, const uint8_t *h);
 ; Requires: PCLMULQDQ, AVX, AVX2
@@ -1744,7 +2151,7 @@ asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 128], xmm5
-	vmovdqu     oword [rdi + 752], xmm9
+	vmovdqu     oword [rdi + 1264], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1767,7 +2174,7 @@ asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 144], xmm5
-	vmovdqu     oword [rdi + 736], xmm9
+	vmovdqu     oword [rdi + 1248], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1790,7 +2197,7 @@ asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 160], xmm5
-	vmovdqu     oword [rdi + 720], xmm9
+	vmovdqu     oword [rdi + 1232], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1813,7 +2220,7 @@ asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 176], xmm5
-	vmovdqu     oword [rdi + 704], xmm9
+	vmovdqu     oword [rdi + 1216], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1836,7 +2243,7 @@ asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 192], xmm5
-	vmovdqu     oword [rdi + 688], xmm9
+	vmovdqu     oword [rdi + 1200], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1859,7 +2266,7 @@ asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 208], xmm5
-	vmovdqu     oword [rdi + 672], xmm9
+	vmovdqu     oword [rdi + 1184], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1882,7 +2289,7 @@ asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 224], xmm5
-	vmovdqu     oword [rdi + 656], xmm9
+	vmovdqu     oword [rdi + 1168], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1905,7 +2312,7 @@ asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 240], xmm5
-	vmovdqu     oword [rdi + 640], xmm9
+	vmovdqu     oword [rdi + 1152], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -1923,8 +2330,8 @@ asmgen_polyval_init_vpclmul_avx2:
 	vpshufd     xmm1, xmm1, 0x4e
 	vpxor       xmm1, xmm1, xmm5
 	vpxor       xmm9, xmm1, xmm2
-	; H^9..H^32, each below the one before it in the table's extension.
-	lea         rax, [rdi + 624]
+	; H^9..H^64, each below the one before it in the table's extension.
+	lea         rax, [rdi + 1136]
 	lea         r9, [rdi + 240]
 .asmgen_polyval_init_vpclmul_avx2_more_powers:
 	vmovdqu     oword [rax], xmm9
@@ -1948,19 +2355,19 @@ asmgen_polyval_init_vpclmul_avx2:
 	sub         rax, 16
 	cmp         rax, r9
 	jnz         short .asmgen_polyval_init_vpclmul_avx2_more_powers
-	; Half-sums of the pairs [H^(32-2j), H^(31-2j)] (low 64 bits of each lane) and [H^(16-2j), H^(15-2j)]
-	; (high), j = 0..7, packed.
+	; Half-sums of the pairs [H^(64-2j), H^(63-2j)] (low 64 bits of each lane) and [H^(32-2j), H^(31-2j)]
+	; (high), j = 0..15, packed.
 	mov         rax, rdi
-	lea         r9, [rdi + 256]
+	lea         r9, [rdi + 512]
 .asmgen_polyval_init_vpclmul_avx2_pack:
 	vmovdqu     ymm1, yword [rax + 256]
 	vpshufd     ymm5, ymm1, 0x4e
 	vpxor       ymm1, ymm1, ymm5
-	vmovdqu     ymm2, yword [rax + 512]
+	vmovdqu     ymm2, yword [rax + 768]
 	vpshufd     ymm5, ymm2, 0x4e
 	vpxor       ymm2, ymm2, ymm5
 	vpunpcklqdq ymm1, ymm1, ymm2
-	vmovdqu     yword [rax + 768], ymm1
+	vmovdqu     yword [rax + 1280], ymm1
 	add         rax, 32
 	cmp         rax, r9
 	jnz         short .asmgen_polyval_init_vpclmul_avx2_pack
@@ -1977,8 +2384,8 @@ asmgen_polyval_init_vpclmul_avx2:
 
 ; ----------------------------------------------------------------------------------------------------
 ; POLYVAL update (RFC 8452): state = (state ^ X) * H * x^-128 for each 16-byte block X of data.
-; 32 blocks per reduction (keys from the table's extension), then 16, 8, the tail; two blocks per
-; vpclmulqdq: (S + X1)*H^32 + X2*H^31 + ... + X32*H^1, Karatsuba products on ymm, one reduction.
+; 64 blocks per reduction (keys from the table's extension), then 32, 16, 8, the tail; two blocks
+; per vpclmulqdq: (S + X1)*H^64 + X2*H^63 + ... + X64*H^1, Karatsuba products on ymm, one reduction.
 ;
 ; void asmgen_polyval_update_vpclmul_avx2(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
 ; Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ
@@ -2009,18 +2416,18 @@ asmgen_polyval_update_vpclmul_avx2:
 	vmovdqu     xmm0, oword [rdi]
 	cmp         rcx, 1
 	jz          near .asmgen_polyval_update_vpclmul_avx2_one
-	cmp         rcx, 32
-	jb          near .asmgen_polyval_update_vpclmul_avx2_batch16
+	cmp         rcx, 64
+	jb          near .asmgen_polyval_update_vpclmul_avx2_batch32
 	align 16
-.asmgen_polyval_update_vpclmul_avx2_loop32:
-	; blocks 2 and 3 times H^30 and H^29
+.asmgen_polyval_update_vpclmul_avx2_loop64:
+	; blocks 2 and 3 times H^62 and H^61
 	vmovdqu     ymm4, yword [rdx + 32]
 	vpxor       ymm6, ymm4, yword [rdx + 40]
 	vmovdqu     ymm7, yword [rsi + 288]
 	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
 	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
-	vpclmulqdq  ymm3, ymm6, yword [rsi + 800], 0x00
-	; blocks 4 and 5 times H^28 and H^27
+	vpclmulqdq  ymm3, ymm6, yword [rsi + 1312], 0x00
+	; blocks 4 and 5 times H^60 and H^59
 	vmovdqu     ymm4, yword [rdx + 64]
 	vpxor       ymm6, ymm4, yword [rdx + 72]
 	vmovdqu     ymm7, yword [rsi + 320]
@@ -2028,9 +2435,9 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 832], 0x00
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1344], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	; blocks 6 and 7 times H^26 and H^25
+	; blocks 6 and 7 times H^58 and H^57
 	vmovdqu     ymm4, yword [rdx + 96]
 	vpxor       ymm6, ymm4, yword [rdx + 104]
 	vmovdqu     ymm7, yword [rsi + 352]
@@ -2038,9 +2445,9 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 864], 0x00
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1376], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	; blocks 8 and 9 times H^24 and H^23
+	; blocks 8 and 9 times H^56 and H^55
 	vmovdqu     ymm4, yword [rdx + 128]
 	vpxor       ymm6, ymm4, yword [rdx + 136]
 	vmovdqu     ymm7, yword [rsi + 384]
@@ -2048,9 +2455,9 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 896], 0x00
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1408], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	; blocks 10 and 11 times H^22 and H^21
+	; blocks 10 and 11 times H^54 and H^53
 	vmovdqu     ymm4, yword [rdx + 160]
 	vpxor       ymm6, ymm4, yword [rdx + 168]
 	vmovdqu     ymm7, yword [rsi + 416]
@@ -2058,9 +2465,9 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 928], 0x00
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1440], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	; blocks 12 and 13 times H^20 and H^19
+	; blocks 12 and 13 times H^52 and H^51
 	vmovdqu     ymm4, yword [rdx + 192]
 	vpxor       ymm6, ymm4, yword [rdx + 200]
 	vmovdqu     ymm7, yword [rsi + 448]
@@ -2068,9 +2475,9 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 960], 0x00
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1472], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	; blocks 14 and 15 times H^18 and H^17
+	; blocks 14 and 15 times H^50 and H^49
 	vmovdqu     ymm4, yword [rdx + 224]
 	vpxor       ymm6, ymm4, yword [rdx + 232]
 	vmovdqu     ymm7, yword [rsi + 480]
@@ -2078,9 +2485,9 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 992], 0x00
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1504], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	; blocks 16 and 17 times H^16 and H^15
+	; blocks 16 and 17 times H^48 and H^47
 	vmovdqu     ymm4, yword [rdx + 256]
 	vpxor       ymm6, ymm4, yword [rdx + 264]
 	vmovdqu     ymm7, yword [rsi + 512]
@@ -2088,9 +2495,9 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 768], 0x10
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1536], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	; blocks 18 and 19 times H^14 and H^13
+	; blocks 18 and 19 times H^46 and H^45
 	vmovdqu     ymm4, yword [rdx + 288]
 	vpxor       ymm6, ymm4, yword [rdx + 296]
 	vmovdqu     ymm7, yword [rsi + 544]
@@ -2098,9 +2505,9 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 800], 0x10
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1568], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	; blocks 20 and 21 times H^12 and H^11
+	; blocks 20 and 21 times H^44 and H^43
 	vmovdqu     ymm4, yword [rdx + 320]
 	vpxor       ymm6, ymm4, yword [rdx + 328]
 	vmovdqu     ymm7, yword [rsi + 576]
@@ -2108,9 +2515,9 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 832], 0x10
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1600], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	; blocks 22 and 23 times H^10 and H^9
+	; blocks 22 and 23 times H^42 and H^41
 	vmovdqu     ymm4, yword [rdx + 352]
 	vpxor       ymm6, ymm4, yword [rdx + 360]
 	vmovdqu     ymm7, yword [rsi + 608]
@@ -2118,9 +2525,9 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 864], 0x10
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1632], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	; blocks 24 and 25 times H^8 and H^7
+	; blocks 24 and 25 times H^40 and H^39
 	vmovdqu     ymm4, yword [rdx + 384]
 	vpxor       ymm6, ymm4, yword [rdx + 392]
 	vmovdqu     ymm7, yword [rsi + 640]
@@ -2128,9 +2535,9 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 896], 0x10
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1664], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	; blocks 26 and 27 times H^6 and H^5
+	; blocks 26 and 27 times H^38 and H^37
 	vmovdqu     ymm4, yword [rdx + 416]
 	vpxor       ymm6, ymm4, yword [rdx + 424]
 	vmovdqu     ymm7, yword [rsi + 672]
@@ -2138,9 +2545,9 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 928], 0x10
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1696], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	; blocks 28 and 29 times H^4 and H^3
+	; blocks 28 and 29 times H^36 and H^35
 	vmovdqu     ymm4, yword [rdx + 448]
 	vpxor       ymm6, ymm4, yword [rdx + 456]
 	vmovdqu     ymm7, yword [rsi + 704]
@@ -2148,20 +2555,180 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 960], 0x10
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1728], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	; blocks 30 and 31 times H^2 and H^1
+	; blocks 30 and 31 times H^34 and H^33
 	vmovdqu     ymm4, yword [rdx + 480]
-	vpshufd     ymm6, ymm4, 0x4e
-	vpxor       ymm6, ymm6, ymm4
+	vpxor       ymm6, ymm4, yword [rdx + 488]
 	vmovdqu     ymm7, yword [rsi + 736]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 992], 0x10
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1760], 0x00
 	vpxor       ymm3, ymm3, ymm5
-	; blocks 0 and 1 times H^32 and H^31
+	; blocks 32 and 33 times H^32 and H^31
+	vmovdqu     ymm4, yword [rdx + 512]
+	vpxor       ymm6, ymm4, yword [rdx + 520]
+	vmovdqu     ymm7, yword [rsi + 768]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1280], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 34 and 35 times H^30 and H^29
+	vmovdqu     ymm4, yword [rdx + 544]
+	vpxor       ymm6, ymm4, yword [rdx + 552]
+	vmovdqu     ymm7, yword [rsi + 800]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1312], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 36 and 37 times H^28 and H^27
+	vmovdqu     ymm4, yword [rdx + 576]
+	vpxor       ymm6, ymm4, yword [rdx + 584]
+	vmovdqu     ymm7, yword [rsi + 832]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1344], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 38 and 39 times H^26 and H^25
+	vmovdqu     ymm4, yword [rdx + 608]
+	vpxor       ymm6, ymm4, yword [rdx + 616]
+	vmovdqu     ymm7, yword [rsi + 864]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1376], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 40 and 41 times H^24 and H^23
+	vmovdqu     ymm4, yword [rdx + 640]
+	vpxor       ymm6, ymm4, yword [rdx + 648]
+	vmovdqu     ymm7, yword [rsi + 896]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1408], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 42 and 43 times H^22 and H^21
+	vmovdqu     ymm4, yword [rdx + 672]
+	vpxor       ymm6, ymm4, yword [rdx + 680]
+	vmovdqu     ymm7, yword [rsi + 928]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1440], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 44 and 45 times H^20 and H^19
+	vmovdqu     ymm4, yword [rdx + 704]
+	vpxor       ymm6, ymm4, yword [rdx + 712]
+	vmovdqu     ymm7, yword [rsi + 960]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1472], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 46 and 47 times H^18 and H^17
+	vmovdqu     ymm4, yword [rdx + 736]
+	vpxor       ymm6, ymm4, yword [rdx + 744]
+	vmovdqu     ymm7, yword [rsi + 992]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1504], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 48 and 49 times H^16 and H^15
+	vmovdqu     ymm4, yword [rdx + 768]
+	vpxor       ymm6, ymm4, yword [rdx + 776]
+	vmovdqu     ymm7, yword [rsi + 1024]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1536], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 50 and 51 times H^14 and H^13
+	vmovdqu     ymm4, yword [rdx + 800]
+	vpxor       ymm6, ymm4, yword [rdx + 808]
+	vmovdqu     ymm7, yword [rsi + 1056]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1568], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 52 and 53 times H^12 and H^11
+	vmovdqu     ymm4, yword [rdx + 832]
+	vpxor       ymm6, ymm4, yword [rdx + 840]
+	vmovdqu     ymm7, yword [rsi + 1088]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1600], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 54 and 55 times H^10 and H^9
+	vmovdqu     ymm4, yword [rdx + 864]
+	vpxor       ymm6, ymm4, yword [rdx + 872]
+	vmovdqu     ymm7, yword [rsi + 1120]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1632], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 56 and 57 times H^8 and H^7
+	vmovdqu     ymm4, yword [rdx + 896]
+	vpxor       ymm6, ymm4, yword [rdx + 904]
+	vmovdqu     ymm7, yword [rsi + 1152]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1664], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 58 and 59 times H^6 and H^5
+	vmovdqu     ymm4, yword [rdx + 928]
+	vpxor       ymm6, ymm4, yword [rdx + 936]
+	vmovdqu     ymm7, yword [rsi + 1184]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1696], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 60 and 61 times H^4 and H^3
+	vmovdqu     ymm4, yword [rdx + 960]
+	vpxor       ymm6, ymm4, yword [rdx + 968]
+	vmovdqu     ymm7, yword [rsi + 1216]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1728], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 62 and 63 times H^2 and H^1
+	vmovdqu     ymm4, yword [rdx + 992]
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, yword [rsi + 1248]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1760], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 0 and 1 times H^64 and H^63
 	vmovdqu     ymm4, yword [rdx]
 	vpxor       ymm4, ymm4, ymm0
 	vpshufd     ymm6, ymm4, 0x4e
@@ -2171,7 +2738,194 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 768], 0x00
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1280], 0x00
+	vpxor       ymm3, ymm3, ymm5
+	; MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower.
+	vpxor       ymm3, ymm3, ymm1
+	vpxor       ymm3, ymm3, ymm2
+	vpslldq     ymm5, ymm3, 8
+	vpsrldq     ymm3, ymm3, 8
+	vpxor       ymm1, ymm1, ymm5
+	vpxor       ymm2, ymm2, ymm3
+	vextracti128 xmm5, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm5
+	vextracti128 xmm5, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm5
+	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
+	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly_y], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm0, xmm1, xmm2
+	add         rdx, 1024
+	sub         rcx, 64
+	cmp         rcx, 64
+	jae         near .asmgen_polyval_update_vpclmul_avx2_loop64
+
+.asmgen_polyval_update_vpclmul_avx2_batch32:
+	cmp         rcx, 32
+	jb          near .asmgen_polyval_update_vpclmul_avx2_batch16
+	; blocks 2 and 3 times H^30 and H^29
+	vmovdqu     ymm4, yword [rdx + 32]
+	vpxor       ymm6, ymm4, yword [rdx + 40]
+	vmovdqu     ymm7, yword [rsi + 800]
+	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
+	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
+	vpclmulqdq  ymm3, ymm6, yword [rsi + 1312], 0x10
+	; blocks 4 and 5 times H^28 and H^27
+	vmovdqu     ymm4, yword [rdx + 64]
+	vpxor       ymm6, ymm4, yword [rdx + 72]
+	vmovdqu     ymm7, yword [rsi + 832]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1344], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 6 and 7 times H^26 and H^25
+	vmovdqu     ymm4, yword [rdx + 96]
+	vpxor       ymm6, ymm4, yword [rdx + 104]
+	vmovdqu     ymm7, yword [rsi + 864]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1376], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 8 and 9 times H^24 and H^23
+	vmovdqu     ymm4, yword [rdx + 128]
+	vpxor       ymm6, ymm4, yword [rdx + 136]
+	vmovdqu     ymm7, yword [rsi + 896]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1408], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 10 and 11 times H^22 and H^21
+	vmovdqu     ymm4, yword [rdx + 160]
+	vpxor       ymm6, ymm4, yword [rdx + 168]
+	vmovdqu     ymm7, yword [rsi + 928]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1440], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 12 and 13 times H^20 and H^19
+	vmovdqu     ymm4, yword [rdx + 192]
+	vpxor       ymm6, ymm4, yword [rdx + 200]
+	vmovdqu     ymm7, yword [rsi + 960]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1472], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 14 and 15 times H^18 and H^17
+	vmovdqu     ymm4, yword [rdx + 224]
+	vpxor       ymm6, ymm4, yword [rdx + 232]
+	vmovdqu     ymm7, yword [rsi + 992]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1504], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 16 and 17 times H^16 and H^15
+	vmovdqu     ymm4, yword [rdx + 256]
+	vpxor       ymm6, ymm4, yword [rdx + 264]
+	vmovdqu     ymm7, yword [rsi + 1024]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1536], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 18 and 19 times H^14 and H^13
+	vmovdqu     ymm4, yword [rdx + 288]
+	vpxor       ymm6, ymm4, yword [rdx + 296]
+	vmovdqu     ymm7, yword [rsi + 1056]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1568], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 20 and 21 times H^12 and H^11
+	vmovdqu     ymm4, yword [rdx + 320]
+	vpxor       ymm6, ymm4, yword [rdx + 328]
+	vmovdqu     ymm7, yword [rsi + 1088]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1600], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 22 and 23 times H^10 and H^9
+	vmovdqu     ymm4, yword [rdx + 352]
+	vpxor       ymm6, ymm4, yword [rdx + 360]
+	vmovdqu     ymm7, yword [rsi + 1120]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1632], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 24 and 25 times H^8 and H^7
+	vmovdqu     ymm4, yword [rdx + 384]
+	vpxor       ymm6, ymm4, yword [rdx + 392]
+	vmovdqu     ymm7, yword [rsi + 1152]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1664], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 26 and 27 times H^6 and H^5
+	vmovdqu     ymm4, yword [rdx + 416]
+	vpxor       ymm6, ymm4, yword [rdx + 424]
+	vmovdqu     ymm7, yword [rsi + 1184]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1696], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 28 and 29 times H^4 and H^3
+	vmovdqu     ymm4, yword [rdx + 448]
+	vpxor       ymm6, ymm4, yword [rdx + 456]
+	vmovdqu     ymm7, yword [rsi + 1216]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1728], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 30 and 31 times H^2 and H^1
+	vmovdqu     ymm4, yword [rdx + 480]
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, yword [rsi + 1248]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1760], 0x10
+	vpxor       ymm3, ymm3, ymm5
+	; blocks 0 and 1 times H^32 and H^31
+	vmovdqu     ymm4, yword [rdx]
+	vpxor       ymm4, ymm4, ymm0
+	vpshufd     ymm6, ymm4, 0x4e
+	vpxor       ymm6, ymm6, ymm4
+	vmovdqu     ymm7, yword [rsi + 768]
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
+	vpxor       ymm1, ymm1, ymm5
+	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
+	vpxor       ymm2, ymm2, ymm5
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1280], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	; MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower.
 	vpxor       ymm3, ymm3, ymm1
@@ -2194,8 +2948,6 @@ asmgen_polyval_update_vpclmul_avx2:
 	vpxor       xmm0, xmm1, xmm2
 	add         rdx, 512
 	sub         rcx, 32
-	cmp         rcx, 32
-	jae         near .asmgen_polyval_update_vpclmul_avx2_loop32
 
 .asmgen_polyval_update_vpclmul_avx2_batch16:
 	cmp         rcx, 16
@@ -2203,82 +2955,82 @@ asmgen_polyval_update_vpclmul_avx2:
 	; blocks 2 and 3 times H^14 and H^13
 	vmovdqu     ymm4, yword [rdx + 32]
 	vpxor       ymm6, ymm4, yword [rdx + 40]
-	vmovdqu     ymm7, yword [rsi + 544]
+	vmovdqu     ymm7, yword [rsi + 1056]
 	vpclmulqdq  ymm1, ymm4, ymm7, 0x00
 	vpclmulqdq  ymm2, ymm4, ymm7, 0x11
-	vpclmulqdq  ymm3, ymm6, yword [rsi + 800], 0x10
+	vpclmulqdq  ymm3, ymm6, yword [rsi + 1568], 0x10
 	; blocks 4 and 5 times H^12 and H^11
 	vmovdqu     ymm4, yword [rdx + 64]
 	vpxor       ymm6, ymm4, yword [rdx + 72]
-	vmovdqu     ymm7, yword [rsi + 576]
+	vmovdqu     ymm7, yword [rsi + 1088]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 832], 0x10
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1600], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 6 and 7 times H^10 and H^9
 	vmovdqu     ymm4, yword [rdx + 96]
 	vpxor       ymm6, ymm4, yword [rdx + 104]
-	vmovdqu     ymm7, yword [rsi + 608]
+	vmovdqu     ymm7, yword [rsi + 1120]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 864], 0x10
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1632], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 8 and 9 times H^8 and H^7
 	vmovdqu     ymm4, yword [rdx + 128]
 	vpxor       ymm6, ymm4, yword [rdx + 136]
-	vmovdqu     ymm7, yword [rsi + 640]
+	vmovdqu     ymm7, yword [rsi + 1152]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 896], 0x10
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1664], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 10 and 11 times H^6 and H^5
 	vmovdqu     ymm4, yword [rdx + 160]
 	vpxor       ymm6, ymm4, yword [rdx + 168]
-	vmovdqu     ymm7, yword [rsi + 672]
+	vmovdqu     ymm7, yword [rsi + 1184]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 928], 0x10
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1696], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 12 and 13 times H^4 and H^3
 	vmovdqu     ymm4, yword [rdx + 192]
 	vpxor       ymm6, ymm4, yword [rdx + 200]
-	vmovdqu     ymm7, yword [rsi + 704]
+	vmovdqu     ymm7, yword [rsi + 1216]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 960], 0x10
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1728], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 14 and 15 times H^2 and H^1
 	vmovdqu     ymm4, yword [rdx + 224]
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vmovdqu     ymm7, yword [rsi + 736]
+	vmovdqu     ymm7, yword [rsi + 1248]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 992], 0x10
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1760], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	; blocks 0 and 1 times H^16 and H^15
 	vmovdqu     ymm4, yword [rdx]
 	vpxor       ymm4, ymm4, ymm0
 	vpshufd     ymm6, ymm4, 0x4e
 	vpxor       ymm6, ymm6, ymm4
-	vmovdqu     ymm7, yword [rsi + 512]
+	vmovdqu     ymm7, yword [rsi + 1024]
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x00
 	vpxor       ymm1, ymm1, ymm5
 	vpclmulqdq  ymm5, ymm4, ymm7, 0x11
 	vpxor       ymm2, ymm2, ymm5
-	vpclmulqdq  ymm5, ymm6, yword [rsi + 768], 0x10
+	vpclmulqdq  ymm5, ymm6, yword [rsi + 1536], 0x10
 	vpxor       ymm3, ymm3, ymm5
 	; MID into the middle 128 bits of HI:LO, lane by lane; then the upper lanes onto the lower.
 	vpxor       ymm3, ymm3, ymm1
@@ -2480,11 +3232,11 @@ asmgen_polyval_update_vpclmul_avx2:
 	align 32
 
 ; ----------------------------------------------------------------------------------------------------
-; GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^32), from h.
+; GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.
 ; table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
 ; Montgomery domain: H^i = H^(i-1) * H * x^-128).
-; Then H^32..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
-; half-sums packed two per 16-byte lane from table[768] (pairs j and j + 8 in the low and high 64 bits).
+; Then H^64..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
+; half-sums packed two per 16-byte lane from table[1280] (pairs j and j + 16 in the low and high 64 bits).
 ;
 ; void asmgen_ghash_init_vpclmul_avx512(uint8_t *table, const uint8_t *h);
 ; Requires: PCLMULQDQ, AVX, AVX2
@@ -2534,7 +3286,7 @@ asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 128], xmm5
-	vmovdqu     oword [rdi + 752], xmm9
+	vmovdqu     oword [rdi + 1264], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -2557,7 +3309,7 @@ asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 144], xmm5
-	vmovdqu     oword [rdi + 736], xmm9
+	vmovdqu     oword [rdi + 1248], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -2580,7 +3332,7 @@ asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 160], xmm5
-	vmovdqu     oword [rdi + 720], xmm9
+	vmovdqu     oword [rdi + 1232], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -2603,7 +3355,7 @@ asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 176], xmm5
-	vmovdqu     oword [rdi + 704], xmm9
+	vmovdqu     oword [rdi + 1216], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -2626,7 +3378,7 @@ asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 192], xmm5
-	vmovdqu     oword [rdi + 688], xmm9
+	vmovdqu     oword [rdi + 1200], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -2649,7 +3401,7 @@ asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 208], xmm5
-	vmovdqu     oword [rdi + 672], xmm9
+	vmovdqu     oword [rdi + 1184], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -2672,7 +3424,7 @@ asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 224], xmm5
-	vmovdqu     oword [rdi + 656], xmm9
+	vmovdqu     oword [rdi + 1168], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -2695,7 +3447,7 @@ asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 240], xmm5
-	vmovdqu     oword [rdi + 640], xmm9
+	vmovdqu     oword [rdi + 1152], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -2713,8 +3465,8 @@ asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     xmm1, xmm1, 0x4e
 	vpxor       xmm1, xmm1, xmm5
 	vpxor       xmm9, xmm1, xmm2
-	; H^9..H^32, each below the one before it in the table's extension.
-	lea         rax, [rdi + 624]
+	; H^9..H^64, each below the one before it in the table's extension.
+	lea         rax, [rdi + 1136]
 	lea         r9, [rdi + 240]
 .asmgen_ghash_init_vpclmul_avx512_more_powers:
 	vmovdqu     oword [rax], xmm9
@@ -2738,19 +3490,19 @@ asmgen_ghash_init_vpclmul_avx512:
 	sub         rax, 16
 	cmp         rax, r9
 	jnz         short .asmgen_ghash_init_vpclmul_avx512_more_powers
-	; Half-sums of the pairs [H^(32-2j), H^(31-2j)] (low 64 bits of each lane) and [H^(16-2j), H^(15-2j)]
-	; (high), j = 0..7, packed.
+	; Half-sums of the pairs [H^(64-2j), H^(63-2j)] (low 64 bits of each lane) and [H^(32-2j), H^(31-2j)]
+	; (high), j = 0..15, packed.
 	mov         rax, rdi
-	lea         r9, [rdi + 256]
+	lea         r9, [rdi + 512]
 .asmgen_ghash_init_vpclmul_avx512_pack:
 	vmovdqu     ymm1, yword [rax + 256]
 	vpshufd     ymm5, ymm1, 0x4e
 	vpxor       ymm1, ymm1, ymm5
-	vmovdqu     ymm2, yword [rax + 512]
+	vmovdqu     ymm2, yword [rax + 768]
 	vpshufd     ymm5, ymm2, 0x4e
 	vpxor       ymm2, ymm2, ymm5
 	vpunpcklqdq ymm1, ymm1, ymm2
-	vmovdqu     yword [rax + 768], ymm1
+	vmovdqu     yword [rax + 1280], ymm1
 	add         rax, 32
 	cmp         rax, r9
 	jnz         short .asmgen_ghash_init_vpclmul_avx512_pack
@@ -2809,19 +3561,23 @@ asmgen_ghash_update_vpclmul_avx512:
 	cmp         rcx, 16
 	jb          near .asmgen_ghash_update_vpclmul_avx512_rest
 	vshufi64x2  zmm15, zmm15, zmm15, 0x00
-	; Keys H^1..H^32: four powers per register, highest first; half-sums of two groups per register.
-	vmovdqu64   zmm16, zword [rsi + 704]
-	vmovdqu64   zmm17, zword [rsi + 640]
-	vmovdqu64   zmm18, zword [rsi + 576]
-	vmovdqu64   zmm19, zword [rsi + 512]
-	vmovdqu64   zmm20, zword [rsi + 448]
-	vmovdqu64   zmm21, zword [rsi + 384]
-	vmovdqu64   zmm22, zword [rsi + 320]
-	vmovdqu64   zmm23, zword [rsi + 256]
-	vmovdqu64   zmm24, zword [rsi + 960]
-	vmovdqu64   zmm25, zword [rsi + 896]
-	vmovdqu64   zmm26, zword [rsi + 832]
-	vmovdqu64   zmm27, zword [rsi + 768]
+	; Keys H^1..H^32: four powers per register, highest first, and their half-sums.
+	vmovdqu64   zmm16, zword [rsi + 1216]
+	vmovdqu64   zmm24, zword [rsi + 1728]
+	vmovdqu64   zmm17, zword [rsi + 1152]
+	vmovdqu64   zmm25, zword [rsi + 1664]
+	vmovdqu64   zmm18, zword [rsi + 1088]
+	vmovdqu64   zmm26, zword [rsi + 1600]
+	vmovdqu64   zmm19, zword [rsi + 1024]
+	vmovdqu64   zmm27, zword [rsi + 1536]
+	vmovdqu64   zmm20, zword [rsi + 960]
+	vmovdqu64   zmm28, zword [rsi + 1472]
+	vmovdqu64   zmm21, zword [rsi + 896]
+	vmovdqu64   zmm29, zword [rsi + 1408]
+	vmovdqu64   zmm22, zword [rsi + 832]
+	vmovdqu64   zmm30, zword [rsi + 1344]
+	vmovdqu64   zmm23, zword [rsi + 768]
+	vmovdqu64   zmm31, zword [rsi + 1280]
 	cmp         rcx, 32
 	jb          near .asmgen_ghash_update_vpclmul_avx512_batch16
 	align 16
@@ -2833,7 +3589,7 @@ asmgen_ghash_update_vpclmul_avx512:
 	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm1, zmm4, zmm22, 0x00
 	vpclmulqdq  zmm2, zmm4, zmm22, 0x11
-	vpclmulqdq  zmm3, zmm6, zmm26, 0x00
+	vpclmulqdq  zmm3, zmm6, zmm30, 0x10
 	; blocks 8..11 times H^24..H^21
 	vmovdqu64   zmm4, zword [rdx + 128]
 	vpshufb     zmm4, zmm4, zmm15
@@ -2843,7 +3599,7 @@ asmgen_ghash_update_vpclmul_avx512:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm21, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm25, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm29, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	; blocks 12..15 times H^20..H^17
 	vmovdqu64   zmm4, zword [rdx + 192]
@@ -2854,7 +3610,7 @@ asmgen_ghash_update_vpclmul_avx512:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm20, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm24, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm28, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	; blocks 16..19 times H^16..H^13
 	vmovdqu64   zmm4, zword [rdx + 256]
@@ -2910,7 +3666,7 @@ asmgen_ghash_update_vpclmul_avx512:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm23, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm27, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm31, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	; The four lanes of each sum added; then Karatsuba and the reduction on xmm.
 	vextracti64x4 ymm5, zmm1, 0x01
@@ -3206,11 +3962,11 @@ asmgen_ghash_update_vpclmul_avx512:
 	align 32
 
 ; ----------------------------------------------------------------------------------------------------
-; POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^32), from h.
+; POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.
 ; table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
 ; Montgomery domain: H^i = H^(i-1) * H * x^-128).
-; Then H^32..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
-; half-sums packed two per 16-byte lane from table[768] (pairs j and j + 8 in the low and high 64 bits).
+; Then H^64..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
+; half-sums packed two per 16-byte lane from table[1280] (pairs j and j + 16 in the low and high 64 bits).
 ;
 ; void asmgen_polyval_init_vpclmul_avx512(uint8_t *table, const uint8_t *h);
 ; Requires: PCLMULQDQ, AVX, AVX2
@@ -3244,7 +4000,7 @@ asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 128], xmm5
-	vmovdqu     oword [rdi + 752], xmm9
+	vmovdqu     oword [rdi + 1264], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -3267,7 +4023,7 @@ asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 144], xmm5
-	vmovdqu     oword [rdi + 736], xmm9
+	vmovdqu     oword [rdi + 1248], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -3290,7 +4046,7 @@ asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 160], xmm5
-	vmovdqu     oword [rdi + 720], xmm9
+	vmovdqu     oword [rdi + 1232], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -3313,7 +4069,7 @@ asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 176], xmm5
-	vmovdqu     oword [rdi + 704], xmm9
+	vmovdqu     oword [rdi + 1216], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -3336,7 +4092,7 @@ asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 192], xmm5
-	vmovdqu     oword [rdi + 688], xmm9
+	vmovdqu     oword [rdi + 1200], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -3359,7 +4115,7 @@ asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 208], xmm5
-	vmovdqu     oword [rdi + 672], xmm9
+	vmovdqu     oword [rdi + 1184], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -3382,7 +4138,7 @@ asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 224], xmm5
-	vmovdqu     oword [rdi + 656], xmm9
+	vmovdqu     oword [rdi + 1168], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -3405,7 +4161,7 @@ asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm5, xmm9, 0x4e
 	vpxor       xmm5, xmm5, xmm9
 	vmovdqu     oword [rdi + 240], xmm5
-	vmovdqu     oword [rdi + 640], xmm9
+	vmovdqu     oword [rdi + 1152], xmm9
 	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
 	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
 	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
@@ -3423,8 +4179,8 @@ asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     xmm1, xmm1, 0x4e
 	vpxor       xmm1, xmm1, xmm5
 	vpxor       xmm9, xmm1, xmm2
-	; H^9..H^32, each below the one before it in the table's extension.
-	lea         rax, [rdi + 624]
+	; H^9..H^64, each below the one before it in the table's extension.
+	lea         rax, [rdi + 1136]
 	lea         r9, [rdi + 240]
 .asmgen_polyval_init_vpclmul_avx512_more_powers:
 	vmovdqu     oword [rax], xmm9
@@ -3448,19 +4204,19 @@ asmgen_polyval_init_vpclmul_avx512:
 	sub         rax, 16
 	cmp         rax, r9
 	jnz         short .asmgen_polyval_init_vpclmul_avx512_more_powers
-	; Half-sums of the pairs [H^(32-2j), H^(31-2j)] (low 64 bits of each lane) and [H^(16-2j), H^(15-2j)]
-	; (high), j = 0..7, packed.
+	; Half-sums of the pairs [H^(64-2j), H^(63-2j)] (low 64 bits of each lane) and [H^(32-2j), H^(31-2j)]
+	; (high), j = 0..15, packed.
 	mov         rax, rdi
-	lea         r9, [rdi + 256]
+	lea         r9, [rdi + 512]
 .asmgen_polyval_init_vpclmul_avx512_pack:
 	vmovdqu     ymm1, yword [rax + 256]
 	vpshufd     ymm5, ymm1, 0x4e
 	vpxor       ymm1, ymm1, ymm5
-	vmovdqu     ymm2, yword [rax + 512]
+	vmovdqu     ymm2, yword [rax + 768]
 	vpshufd     ymm5, ymm2, 0x4e
 	vpxor       ymm2, ymm2, ymm5
 	vpunpcklqdq ymm1, ymm1, ymm2
-	vmovdqu     yword [rax + 768], ymm1
+	vmovdqu     yword [rax + 1280], ymm1
 	add         rax, 32
 	cmp         rax, r9
 	jnz         short .asmgen_polyval_init_vpclmul_avx512_pack
@@ -3512,19 +4268,23 @@ asmgen_polyval_update_vpclmul_avx512:
 	jz          near .asmgen_polyval_update_vpclmul_avx512_one
 	cmp         rcx, 16
 	jb          near .asmgen_polyval_update_vpclmul_avx512_rest
-	; Keys H^1..H^32: four powers per register, highest first; half-sums of two groups per register.
-	vmovdqu64   zmm16, zword [rsi + 704]
-	vmovdqu64   zmm17, zword [rsi + 640]
-	vmovdqu64   zmm18, zword [rsi + 576]
-	vmovdqu64   zmm19, zword [rsi + 512]
-	vmovdqu64   zmm20, zword [rsi + 448]
-	vmovdqu64   zmm21, zword [rsi + 384]
-	vmovdqu64   zmm22, zword [rsi + 320]
-	vmovdqu64   zmm23, zword [rsi + 256]
-	vmovdqu64   zmm24, zword [rsi + 960]
-	vmovdqu64   zmm25, zword [rsi + 896]
-	vmovdqu64   zmm26, zword [rsi + 832]
-	vmovdqu64   zmm27, zword [rsi + 768]
+	; Keys H^1..H^32: four powers per register, highest first, and their half-sums.
+	vmovdqu64   zmm16, zword [rsi + 1216]
+	vmovdqu64   zmm24, zword [rsi + 1728]
+	vmovdqu64   zmm17, zword [rsi + 1152]
+	vmovdqu64   zmm25, zword [rsi + 1664]
+	vmovdqu64   zmm18, zword [rsi + 1088]
+	vmovdqu64   zmm26, zword [rsi + 1600]
+	vmovdqu64   zmm19, zword [rsi + 1024]
+	vmovdqu64   zmm27, zword [rsi + 1536]
+	vmovdqu64   zmm20, zword [rsi + 960]
+	vmovdqu64   zmm28, zword [rsi + 1472]
+	vmovdqu64   zmm21, zword [rsi + 896]
+	vmovdqu64   zmm29, zword [rsi + 1408]
+	vmovdqu64   zmm22, zword [rsi + 832]
+	vmovdqu64   zmm30, zword [rsi + 1344]
+	vmovdqu64   zmm23, zword [rsi + 768]
+	vmovdqu64   zmm31, zword [rsi + 1280]
 	cmp         rcx, 32
 	jb          near .asmgen_polyval_update_vpclmul_avx512_batch16
 	align 16
@@ -3535,7 +4295,7 @@ asmgen_polyval_update_vpclmul_avx512:
 	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm1, zmm4, zmm22, 0x00
 	vpclmulqdq  zmm2, zmm4, zmm22, 0x11
-	vpclmulqdq  zmm3, zmm6, zmm26, 0x00
+	vpclmulqdq  zmm3, zmm6, zmm30, 0x10
 	; blocks 8..11 times H^24..H^21
 	vmovdqu64   zmm4, zword [rdx + 128]
 	vpshufd     zmm6, zmm4, 0x4e
@@ -3544,7 +4304,7 @@ asmgen_polyval_update_vpclmul_avx512:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm21, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm25, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm29, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	; blocks 12..15 times H^20..H^17
 	vmovdqu64   zmm4, zword [rdx + 192]
@@ -3554,7 +4314,7 @@ asmgen_polyval_update_vpclmul_avx512:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm20, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm24, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm28, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	; blocks 16..19 times H^16..H^13
 	vmovdqu64   zmm4, zword [rdx + 256]
@@ -3605,7 +4365,7 @@ asmgen_polyval_update_vpclmul_avx512:
 	vpxorq      zmm1, zmm1, zmm5
 	vpclmulqdq  zmm5, zmm4, zmm23, 0x11
 	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm27, 0x00
+	vpclmulqdq  zmm5, zmm6, zmm31, 0x10
 	vpxorq      zmm3, zmm3, zmm5
 	; The four lanes of each sum added; then Karatsuba and the reduction on xmm.
 	vextracti64x4 ymm5, zmm1, 0x01

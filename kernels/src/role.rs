@@ -129,12 +129,12 @@ const ROLES: &[RoleInfo] = &[
         family: Family::Hash,
         name: "ghash_init",
         params: HASH_INIT,
-        doc: Some("GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^32), from h."),
+        doc: Some("GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h."),
         c_doc: "GHASH key setup (NIST SP 800-38D).\n\
             h: the 16-byte hash key H = E(K, 0^128), bytes as the standard writes them; read only.\n\
-            table: PREFIX_GHASH_KEY_TABLE_BYTES (1024) bytes, written: H^1..H^8 and their Karatsuba half-sums in the\n\
+            table: PREFIX_GHASH_KEY_TABLE_BYTES (2048) bytes, written: H^1..H^8 and their Karatsuba half-sums in the\n\
             kernels' own form in the first 256 bytes (the same layout in every set of a target); the x86_64 ymm and\n\
-            zmm sets also H^9..H^32 in the rest. Treat it as opaque: fill it with an init of this listing and pass\n\
+            zmm sets also H^9..H^64 in the rest. Treat it as opaque: fill it with an init of this listing and pass\n\
             it to the update of the same set, or as htable to the SM4 listing's gcm_enc and gcm_dec (any set's init).",
     },
     RoleInfo {
@@ -152,10 +152,10 @@ const ROLES: &[RoleInfo] = &[
         family: Family::Hash,
         name: "polyval_init",
         params: HASH_INIT,
-        doc: Some("POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^32), from h."),
+        doc: Some("POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h."),
         c_doc: "POLYVAL key setup (RFC 8452).\n\
             h: the 16-byte POLYVAL key H (the field element's little-endian bytes); read only.\n\
-            table: PREFIX_GHASH_KEY_TABLE_BYTES (1024) bytes, written, opaque: for polyval_update of the same set.",
+            table: PREFIX_GHASH_KEY_TABLE_BYTES (2048) bytes, written, opaque: for polyval_update of the same set.",
     },
     RoleInfo {
         role: Role::PolyvalUpdate,
@@ -336,7 +336,7 @@ const ROLES: &[RoleInfo] = &[
             state: PREFIX_SM4_GCM_STATE_BYTES (32) bytes, read and updated, so calls chain: state[0..16] the\n\
             counter block (its last 4 bytes a big-endian counter incremented mod 2^32, inc32: after\n\
             0xffffffff comes 0, the first 12 bytes never change), state[16..32] the GHASH state in GCM's byte\n\
-            order, as the GHASH listing's ghash_update keeps it. htable: PREFIX_SM4_GCM_HTABLE_BYTES (1024) bytes\n\
+            order, as the GHASH listing's ghash_update keeps it. htable: PREFIX_SM4_GCM_HTABLE_BYTES (2048) bytes\n\
             filled by the GHASH listing's ghash_init with H = E(K, 0^128). Decryption: gcm_dec.",
     },
     RoleInfo {

@@ -3,7 +3,8 @@
 //! GCM, CBC) agree with RustCrypto at a few lengths, whatever the CPU (no GFNI needed), the GFNI + AVX-512 and
 //! VAES + AVX-512 sets' batch modes at every block count to 50 and some longer ones (no AVX-512 needed); and
 //! every x86_64 set is
-//! listed as `interp/<set>`; the zmm GHASH/POLYVAL set agrees at every block count that reaches one of its paths.
+//! listed as `interp/<set>`; the zmm and ymm GHASH/POLYVAL sets agree at block counts that reach each of their
+//! paths.
 //! The aarch64 sets (`interp/aarch64-<set>`, interpreted per AAPCS64 on any host) too: SM4 of both SM4 sets,
 //! GHASH and POLYVAL of the PMULL set, against RustCrypto. With the feature on, the general API suites (sm4_modes,
 //! sm4_aead, sm4_xts, sm4_mac, ghash, zeroize) run every `interp/` backend too, at the lengths of
@@ -106,23 +107,37 @@ fn aarch64_sets_through_the_interpreter_match_rustcrypto() {
 /// once, with and without each tail), then two loop iterations with each tail and a batch of 16.
 #[test]
 fn zmm_hash_set_through_the_interpreter_matches_rustcrypto() {
-    const SET: &str = "interp/x86_64-vpclmul-avx512";
-    assert!(asmgen_runtime::hash_backends().iter().any(|(n, ok)| *n == SET && *ok));
-    let mut rng = Rng::new(11);
-    let h = rng.block();
     let counts = (0..=33).chain([47, 48, 49, 63, 64, 65, 79, 80, 95, 96, 111]);
+    hash_set_matches_rustcrypto("interp/x86_64-vpclmul-avx512", counts, 11);
+}
+
+/// The ymm GHASH/POLYVAL set through the interpreter (whatever the CPU), at block counts that reach each of
+/// its paths: one block, the tail alone, the batch of 8, one to three batches of 16, the 64-block loop once
+/// and twice, each with what it leaves.
+#[test]
+fn ymm_hash_set_through_the_interpreter_matches_rustcrypto() {
+    let counts =
+        (0..=9).chain([15, 16, 17, 24, 31, 32, 40, 47, 48, 55, 63, 64, 65, 72, 79, 80, 88, 111, 127, 128, 129]);
+    hash_set_matches_rustcrypto("interp/x86_64-vpclmul-avx2", counts, 12);
+}
+
+/// GHASH and POLYVAL of `set` against RustCrypto, one message of random blocks per count, one update each.
+fn hash_set_matches_rustcrypto(set: &str, counts: impl Iterator<Item = usize>, seed: u64) {
+    assert!(asmgen_runtime::hash_backends().iter().any(|(n, ok)| *n == set && *ok), "{set}");
+    let mut rng = Rng::new(seed);
+    let h = rng.block();
     for blocks in counts {
         let mut data = vec![0u8; 16 * blocks];
         rng.fill(&mut data);
-        let mut g = asmgen_runtime::Ghash::with_backend(&h, SET).unwrap();
+        let mut g = asmgen_runtime::Ghash::with_backend(&h, set).unwrap();
         g.update_padded(&data);
         let mut rg = ghash::GHash::new(&h.into());
         rg.update_padded(&data);
-        assert_eq!(g.finalize(), <[u8; 16]>::from(rg.finalize()), "GHASH of {blocks} blocks");
-        let mut p = asmgen_runtime::Polyval::with_backend(&h, SET).unwrap();
+        assert_eq!(g.finalize(), <[u8; 16]>::from(rg.finalize()), "{set}: GHASH of {blocks} blocks");
+        let mut p = asmgen_runtime::Polyval::with_backend(&h, set).unwrap();
         p.update_padded(&data);
         let mut rp = polyval::Polyval::new(&h.into());
         rp.update_padded(&data);
-        assert_eq!(p.finalize(), <[u8; 16]>::from(rp.finalize()), "POLYVAL of {blocks} blocks");
+        assert_eq!(p.finalize(), <[u8; 16]>::from(rp.finalize()), "{set}: POLYVAL of {blocks} blocks");
     }
 }

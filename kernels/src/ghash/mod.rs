@@ -18,7 +18,7 @@
 //! [`BASE_TABLE_BYTES`] hold H^1..H^8 at `16*(i-1)`, then each power's Karatsuba half-sum (`lo ^ hi` in both
 //! 64-bit lanes) at `128 + 16*(i-1)`; every set's init fills them and the fused GCM kernels read only them.
 //! The rest is the x86_64 ymm and zmm sets' extension, which only their inits fill (one key setup under two
-//! names): H^32..H^1 descending ([`ext_h_offset`]) and their half-sums packed two to a 16-byte lane
+//! names): H^64..H^1 descending ([`ext_h_offset`]) and their half-sums packed two to a 16-byte lane
 //! ([`ext_hk`]).
 //!
 //! Function signatures (every kernel set; declared once in [`crate::Role`]):
@@ -36,11 +36,11 @@ pub mod x86_64_vpclmul;
 use crate::Role;
 
 /// Bytes of the key table a caller provides (the most any set's init fills: the ymm and zmm sets' extension).
-pub const KEY_TABLE_BYTES: usize = 1024;
+pub const KEY_TABLE_BYTES: usize = 2048;
 /// Bytes of the table every set's init fills: H^1..H^8 and their half-sums.
 pub const BASE_TABLE_BYTES: usize = 256;
-/// Powers of H in the x86_64 ymm set's extension of the table.
-pub const EXT_POWERS: usize = 32;
+/// Powers of H in the x86_64 ymm and zmm sets' extension of the table (the ymm loop's blocks per reduction).
+pub const EXT_POWERS: usize = 64;
 /// Blocks aggregated per reduction.
 pub const AGGREGATE: usize = 8;
 
@@ -99,19 +99,20 @@ pub const fn hk_offset(power: usize) -> i32 {
 }
 
 /// Where the table's extension (filled by the x86_64 ymm and zmm sets' init) keeps `H^power`, for `power` in
-/// `1..=32`, highest first: the 32 bytes at `ext_h_offset(2m)` are the pair `[H^2m, H^(2m-1)]` one ymm load
-/// puts against two consecutive blocks, and the 64 at `ext_h_offset(4m)` are `[H^4m..H^(4m-3)]`.
+/// `1..=`[`EXT_POWERS`], highest first: the 32 bytes at `ext_h_offset(2m)` are the pair `[H^2m, H^(2m-1)]` one
+/// ymm load puts against two consecutive blocks, and the 64 at `ext_h_offset(4m)` are `[H^4m..H^(4m-3)]`.
 pub const fn ext_h_offset(power: usize) -> i32 {
     BASE_TABLE_BYTES as i32 + 16 * (EXT_POWERS as i32 - power as i32)
 }
 
-/// Where the extension keeps the Karatsuba half-sums of pair `j` in `0..16`, the powers `[H^(32-2j),
-/// H^(31-2j)]` at [`ext_h_offset`]`(32 - 2j)`: the 32 bytes at the returned offset hold them in the low 64
-/// bits (`j < 8`) or the high 64 bits (`j >= 8`) of each 16-byte lane, so the returned `vpclmulqdq`
-/// selector (`0x00` or `0x10`) picks them; pairs `j` and `j + 8` share the 32 bytes.
+/// Where the extension keeps the Karatsuba half-sums of pair `j` in `0..32` (`EXT_POWERS / 2`), the powers
+/// `[H^(64-2j), H^(63-2j)]` at [`ext_h_offset`]`(64 - 2j)`: the 32 bytes at the returned offset hold them in
+/// the low 64 bits (`j < 16`) or the high 64 bits (`j >= 16`) of each 16-byte lane, so the returned
+/// `vpclmulqdq` selector (`0x00` or `0x10`) picks them; pairs `j` and `j + 16` share the 32 bytes.
 pub const fn ext_hk(j: usize) -> (i32, u8) {
-    let offset = ext_h_offset(0) + 32 * (j % 8) as i32;
-    (offset, if j < 8 { 0x00 } else { 0x10 })
+    let half = EXT_POWERS / 4;
+    let offset = ext_h_offset(0) + 32 * (j % half) as i32;
+    (offset, if j < half { 0x00 } else { 0x10 })
 }
 
 /// The reduction polynomial's reflected constant, as a 16-byte little-endian value:

@@ -147,7 +147,7 @@ pub fn init_named(f: Flavour, abi: Abi, suffix: &str) -> Result<Function<X86_64>
 }
 
 /// The key setup named `asmgen_<f>_init_<suffix>`: H^1..H^8 and their half-sums into the table's base, and
-/// with `ext` (the ymm and zmm sets) H^1..H^32 into the extension too and their half-sums packed.
+/// with `ext` (the ymm and zmm sets) H^1..H^64 into the extension too and their half-sums packed.
 pub fn init_of(f: Flavour, abi: Abi, suffix: &str, ext: bool) -> Result<Function<X86_64>, GenError> {
     let name = format!("asmgen_{}_init_{suffix}", f.name());
     let features: &[X86Feature] = if ext {
@@ -158,8 +158,15 @@ pub fn init_of(f: Flavour, abi: Abi, suffix: &str, ext: bool) -> Result<Function
     let mut b = B::new(&name, abi, features);
     super::document_init(&mut b, f);
     if ext {
-        b.doc("Then H^32..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their");
-        b.doc("half-sums packed two per 16-byte lane from table[768] (pairs j and j + 8 in the low and high 64 bits).");
+        b.doc(format_args!(
+            "Then H^{EXT_POWERS}..H^1 from table[{}] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their",
+            ext_h_offset(EXT_POWERS)
+        ));
+        b.doc(format_args!(
+            "half-sums packed two per 16-byte lane from table[{}] (pairs j and j + {} in the low and high 64 bits).",
+            ext_hk(0).0,
+            EXT_POWERS / 4
+        ));
     }
     let [table, h] = role::params(&mut b, f.init_role());
     constants(&mut b, f);
@@ -213,8 +220,8 @@ fn times_h(b: &mut B, p: Xmm, hreg: Xmm) {
     montgomery(b, LO, HI, p);
 }
 
-/// The ymm set's extension of the table, `p` holding H^9: H^9..H^32 stored highest first (a loop, descending
-/// addresses), then their half-sums packed (a loop over the eight 32-byte entries). Uses rax and r9, the
+/// The ymm set's extension of the table, `p` holding H^9: H^9..H^64 stored highest first (a loop, descending
+/// addresses), then their half-sums packed (a loop over the sixteen 32-byte entries). Uses rax and r9, the
 /// loops' pointer and its end.
 fn extension(b: &mut B, table: Gpr, p: Xmm, hreg: Xmm) {
     let powers = EXT_POWERS;
@@ -232,8 +239,13 @@ fn extension(b: &mut B, table: Gpr, p: Xmm, hreg: Xmm) {
 
     let (a, c, t) = (Ymm(1), Ymm(2), Ymm(5));
     let pairs = powers / 2;
-    b.comment("Half-sums of the pairs [H^(32-2j), H^(31-2j)] (low 64 bits of each lane) and [H^(16-2j), H^(15-2j)]");
-    b.comment("(high), j = 0..7, packed.");
+    b.comment(format_args!(
+        "Half-sums of the pairs [H^({powers}-2j), H^({}-2j)] (low 64 bits of each lane) and [H^({}-2j), H^({}-2j)]",
+        powers - 1,
+        powers / 2,
+        powers / 2 - 1
+    ));
+    b.comment(format_args!("(high), j = 0..{}, packed.", pairs / 2 - 1));
     b.mov(ptr, table);
     b.lea(end, mem(table, 32 * (pairs / 2) as i32));
     b.bind(&pack);

@@ -1,11 +1,11 @@
 //! GHASH/POLYVAL with VPCLMULQDQ on zmm registers (AVX-512): four blocks per carry-less multiply.
 //!
-//! The key table is the ymm set's (the table's 1 KiB: H^1..H^8 and their half-sums, then H^32..H^1 highest
-//! first and their half-sums packed; the key setup is that set's kernel under this set's name). A call of at
-//! least 16 blocks loads its keys into zmm16 and up: four powers per register, highest first, each a 64-byte
-//! load of the extension (`[H^4j+4..H^4j+1]` pairs with four data blocks loaded as they lie), and the
-//! packed half-sums of two groups per register (the `vpclmulqdq` selector picks a group's 64 bits): no key
-//! is computed per call. The loop absorbs [`BATCH`] (32) blocks per reduction: Karatsuba products, three
+//! The key table is the ymm set's (the table's 2 KiB: H^1..H^8 and their half-sums, then H^64..H^1 highest
+//! first and their half-sums packed; the key setup is that set's kernel under this set's name), of which
+//! this set reads H^1..H^32. A call of at least 16 blocks loads its keys into zmm16 and up: four powers per
+//! register, highest first, each a 64-byte load of the extension (`[H^4j+4..H^4j+1]` pairs with four data
+//! blocks loaded as they lie), and each group's half-sums, the 64 bytes that hold them packed with another
+//! group's (the `vpclmulqdq` selector picks this group's 64 bits): no key is computed per call. The loop absorbs [`BATCH`] (32) blocks per reduction: Karatsuba products, three
 //! `vpclmulqdq` per four blocks; the groups that do not depend on the state are multiplied before the one
 //! that does, so the out-of-order core overlaps them with the previous batch's reduction. The four lanes of
 //! the three sums are added (`vextracti64x4`, `vextracti128`) before one xmm Montgomery reduction. Then at
@@ -57,11 +57,11 @@ const fn key(j: usize) -> Zmm {
     Zmm(16 + j as u8)
 }
 
-/// Where the Karatsuba half-sums of [`key`]`(j)` are: a register (groups `j` and `j + 4` share one, as the
-/// table's 64 bytes they are loaded from) and the `vpclmulqdq` selector of the group's 64 bits in it.
+/// Where the Karatsuba half-sums of [`key`]`(j)` are: a register, loaded with the table's 64 bytes that hold
+/// them (packed with another group's), and the `vpclmulqdq` selector of the group's 64 bits in it.
 fn key_hk(j: usize) -> (Zmm, u8) {
     let (_, sel) = ext_hk(pair_of(j));
-    (Zmm(16 + (GROUPS + j % (GROUPS / 2)) as u8), sel)
+    (Zmm(16 + (GROUPS + j) as u8), sel)
 }
 
 /// The ymm set's pair (of [`ext_hk`]) with the two highest powers of group `j`: `[H^(4j+4), H^(4j+3)]`.
@@ -142,16 +142,13 @@ fn poly(b: &mut B) -> Mem {
     rip(&b.constant("polyval_poly", 16, "x^128 + x^127 + x^126 + x^121 + 1, reflected", &POLY))
 }
 
-/// The key registers from the table's extension: each group's four powers (64 bytes, highest first), and
-/// the half-sums of groups `j` and `j + 4` (the 64 bytes where the ymm set keeps its pairs `p` and `p + 8`).
+/// The key registers from the table's extension: each group's four powers (64 bytes, highest first) and
+/// the 64 bytes that hold its half-sums (where the ymm set keeps its pairs `p` and `p + 1`).
 fn keys(b: &mut B, table: Gpr) {
-    b.comment("Keys H^1..H^32: four powers per register, highest first; half-sums of two groups per register.");
+    b.comment(format_args!("Keys H^1..H^{BATCH}: four powers per register, highest first, and their half-sums."));
     for j in 0..GROUPS {
         b.vmovdqu64(key(j), mem(table, ext_h_offset(4 * j + 4)));
-    }
-    for j in 0..GROUPS / 2 {
-        let (offset, _) = ext_hk(pair_of(j));
-        b.vmovdqu64(key_hk(j).0, mem(table, offset));
+        b.vmovdqu64(key_hk(j).0, mem(table, ext_hk(pair_of(j)).0));
     }
 }
 

@@ -13,13 +13,13 @@ use universal_hash::{Block, Key, KeyInit, ParBlocks, Reset, UhfBackend, UhfClosu
 use zeroize::Zeroize;
 
 /// Size of the key table a backend may fill (powers of H and their Karatsuba half-sums: 256 bytes common to
-/// every backend, 1 KiB for the x86_64 ymm set's H^1..H^32).
-const TABLE_BYTES: usize = 1024;
+/// every backend, 2 KiB for the x86_64 ymm and zmm sets' H^1..H^64).
+const TABLE_BYTES: usize = 2048;
 // The kernels' own figure, where this build has the kernels crate (the JIT, the interpreter).
 #[cfg(any(feature = "jit", feature = "interp"))]
 const _: () = assert!(TABLE_BYTES == asmgen_kernels::ghash::KEY_TABLE_BYTES);
 
-/// The key table, as 16-byte words so that zeroising it takes 64 stores, not 1024 (16-byte aligned: with 64, an
+/// The key table, as 16-byte words so that zeroising it takes 128 stores, not 2048 (16-byte aligned: with 64, an
 /// `Arc` would put 48 bytes of padding nobody writes before it, and the bench could tell no difference from
 /// keeping it off cache-line splits). `Ghash`/`Polyval` share one between a keyed state's clones (an [`Arc`]:
 /// keying a state once and cloning it per message copies no key); `Sm4Gcm` keeps one. Dropped, it wipes itself.
@@ -35,7 +35,7 @@ impl KeyTable {
 
     /// Fills the table with `kernels`' key setup for `h`.
     pub(crate) fn fill(&mut self, kernels: &HashKernels, h: &[u8; 16]) {
-        // SAFETY: the table has the 1024 bytes and `h` the 16 bytes the kernels' contract asks for.
+        // SAFETY: the table has the 2048 bytes and `h` the 16 bytes the kernels' contract asks for.
         unsafe { (kernels.init)(self.0.as_mut_ptr().cast(), h.as_ptr()) };
     }
 
@@ -146,7 +146,7 @@ macro_rules! universal_hash {
                 }
                 let mut core = Core::new($kernels(), h);
                 // Only a fixed-size kernel of the set whose init filled the table: the ymm and zmm sets' read
-                // H^9..H^32, which only their own inits write.
+                // H^9..H^64, which only their own inits write.
                 core.fixed = dispatch::fixed_hash(blocks)
                     .filter(|k| backend::set_name(k.0) == backend::set_name(core.kernels.name))
                     .map(|k| Fixed { name: k.0, blocks, update: $pick(k) });

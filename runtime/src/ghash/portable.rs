@@ -80,7 +80,7 @@ fn init(table: *mut u8, h: *const u8, reflected: bool) {
     }
     let mut p = h1;
     for i in 0..8 {
-        // SAFETY: the table is 1024 bytes (this backend fills the common first 256).
+        // SAFETY: the table is 2048 bytes (this backend fills the common first 256).
         unsafe {
             store(table.add(16 * i), p, false);
             let k = (p as u64) ^ ((p >> 64) as u64);
