@@ -1,18 +1,18 @@
 //! GHASH/POLYVAL with VPCLMULQDQ on zmm registers (AVX-512): four blocks per carry-less multiply.
 //!
-//! The key table is the ymm set's (the table's 2 KiB: H^1..H^8 and their half-sums, then H^64..H^1 highest
-//! first and their half-sums packed; the key setup is that set's kernel under this set's name), of which
-//! this set reads H^1..H^32. A call of at least 16 blocks loads its keys into zmm16 and up: four powers per
-//! register, highest first, each a 64-byte load of the extension (`[H^4j+4..H^4j+1]` pairs with four data
-//! blocks loaded as they lie), and each group's half-sums, the 64 bytes that hold them packed with another
-//! group's (the `vpclmulqdq` selector picks this group's 64 bits): no key is computed per call. The loop absorbs [`BATCH`] (32) blocks per reduction: Karatsuba products, three
-//! `vpclmulqdq` per four blocks; the groups that do not depend on the state are multiplied before the one
-//! that does, so the out-of-order core overlaps them with the previous batch's reduction. The four lanes of
-//! the three sums are added (`vextracti64x4`, `vextracti128`) before one xmm Montgomery reduction. Then at
-//! most one batch of 16 on the lower keys; what is left (fewer than 16 blocks, and every call shorter than
-//! that) goes through the ymm set's code for a batch of 8 and its tail, and the state is loaded and stored by
-//! the ymm set's code: below 16 blocks this kernel is the ymm kernel plus one compare. A call of one block
-//! takes the xmm set's one-block path, as the ymm kernel's does.
+//! The key table is the ymm set's (the table's 2 KiB: H^1..H^8 and their half-sums, then H^64..H^1 highest first
+//! and their half-sums packed; the key setup is that set's kernel under this set's name), of which this set reads
+//! H^1..H^32. A call of at least 16 blocks loads its keys into zmm16 and up: four powers per register, highest
+//! first, each a 64-byte load of the extension (`[H^4j+4..H^4j+1]` pairs with four data blocks loaded as they lie),
+//! and each group's half-sums, the 64 bytes that hold them packed with another group's (the `vpclmulqdq` selector
+//! picks this group's 64 bits): no key is computed per call. The loop absorbs [`BATCH`] (32) blocks per reduction:
+//! Karatsuba products, three `vpclmulqdq` per four blocks; the groups that do not depend on the state are
+//! multiplied before the one that does, so the out-of-order core overlaps them with the previous batch's reduction.
+//! The four lanes of the three sums are added (`vextracti64x4`, `vextracti128`) before one xmm Montgomery
+//! reduction. Then at most one batch of 16 on the lower keys; what is left (fewer than 16 blocks, and every call
+//! shorter than that) goes through the ymm set's code for a batch of 8 and its tail, and the state is loaded and
+//! stored by the ymm set's code: below 16 blocks this kernel is the ymm kernel plus one compare. A call of one
+//! block takes the xmm set's one-block path, as the ymm kernel's does.
 
 use super::x86_64::{combine, fold, Poly, Reduction};
 use super::x86_64_vpclmul as ymm;

@@ -1,21 +1,20 @@
 //! GHASH/POLYVAL with VPCLMULQDQ on ymm registers (AVX2): two blocks per carry-less multiply.
 //!
-//! The key table is the common 256 bytes (H^1..H^8 and their Karatsuba half-sums) and this set's extension
-//! (the table's 2 KiB): H^64..H^1 highest first, so one ymm load of two consecutive blocks pairs with one
-//! ymm load of `[H^2m, H^2m-1]`, and their half-sums packed (pairs j and j + 16 in the low and high 64 bits
-//! of each lane, picked by the `vpclmulqdq` selector). The init is the xmm set's key setup carried on to
-//! H^64. The loop absorbs 64 blocks per reduction (32 ran 3% slower on Zen 3: two more multiplies and the
-//! reduction's shuffles per 64 blocks, on a core bound on `vpclmulqdq`), then at most one batch of 32 and
-//! one of 16 on the lower powers: no key is computed or permuted per call. POLYVAL takes most pairs' half-sums with one `vpxor` against the data 8 bytes on
-//! (no shuffle). Each key pair is loaded once into a register for its two products. Products are Karatsuba,
+//! The key table is the common 256 bytes (H^1..H^8 and their Karatsuba half-sums) and this set's extension (the
+//! table's 2 KiB): H^64..H^1 highest first, so one ymm load of two consecutive blocks pairs with one ymm load of
+//! `[H^2m, H^2m-1]`, and their half-sums packed (pairs j and j + 16 in the low and high 64 bits of each lane,
+//! picked by the `vpclmulqdq` selector). The init is the xmm set's key setup carried on to H^64. The loop absorbs
+//! 64 blocks per reduction (32 ran 3% slower on Zen 3: two more multiplies and the reduction's shuffles per 64
+//! blocks, on a core bound on `vpclmulqdq`), then at most one batch of 32 and one of 16 on the lower powers: no key
+//! is computed or permuted per call. POLYVAL takes most pairs' half-sums with one `vpxor` against the data 8 bytes
+//! on (no shuffle). Each key pair is loaded once into a register for its two products. Products are Karatsuba,
 //! three `vpclmulqdq` per pair: the cores measured here are bound on `vpclmulqdq` (schoolbook's four were 25%
-//! slower). The pairs that do not depend on the state are multiplied before the pair that does, so the
-//! out-of-order core overlaps them with the previous batch's reduction; lanes are added before the xmm
-//! Montgomery reduction. Then one batch of 8 against the common table (each pair loaded lane-swapped,
-//! `[X_2j+1, X_2j]`, so the table's `[H^p-1, H^p]` are its key: the zmm set, whose init fills only the common
-//! part, runs this code for what its loops leave), then the tail (k < 8 blocks) in pairs against
-//! `[H^k, H^k-1]` (schoolbook: no half-sums to load), at most one block on xmm, one reduction. A call of one
-//! block takes a path of its own: Karatsuba on xmm against H^1.
+//! slower). The pairs that do not depend on the state are multiplied before the pair that does, so the out-of-order
+//! core overlaps them with the previous batch's reduction; lanes are added before the xmm Montgomery reduction.
+//! Then one batch of 8 against the common table (each pair loaded lane-swapped, `[X_2j+1, X_2j]`, so the table's
+//! `[H^p-1, H^p]` are its key; the zmm set runs this code for what its loops leave), then the tail (k < 8 blocks)
+//! in pairs against `[H^k, H^k-1]` (schoolbook: no half-sums to load), at most one block on xmm, one reduction. A
+//! call of one block takes a path of its own: Karatsuba on xmm against H^1.
 
 use super::x86_64::{fold, Poly, Reduction};
 use super::{ext_h_offset, ext_hk, h_offset, hk_offset, Flavour, AGGREGATE, BYTE_REVERSE, EXT_POWERS, POLY};
