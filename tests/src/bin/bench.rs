@@ -92,7 +92,7 @@ fn measure(cs: &mut [Contender], msg: &[u8]) -> Row {
     Row { ns: samples.into_iter().map(median).collect(), ghz }
 }
 
-/// The median of [`SAMPLES`] figures.
+/// The median of `s` (its middle figure once sorted; the upper one of an even count).
 fn median(mut s: Vec<f64>) -> f64 {
     s.sort_by(|a, b| a.partial_cmp(b).unwrap());
     s[s.len() / 2]
