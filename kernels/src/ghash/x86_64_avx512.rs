@@ -96,43 +96,32 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<X86_64
     if let Blocks::Fixed(count) = blocks {
         mov_count(&mut b, n, count);
     }
-    let state = mem(state, 0);
-    ymm::prologue(&mut b, f, &state);
-    let [one, rest, half, lp, store] = ["one", "rest", "batch16", "loop32", "store"].map(|l| b.label(l));
-    b.cmp(n, 1);
-    b.jz(&one);
-    b.cmp(n, HALF as i32);
-    b.jb(&rest);
-    if f.reflected() {
-        b.vshufi64x2(BSWAP, BSWAP, BSWAP, 0x00);
-    }
-    keys(&mut b, table);
-    b.cmp(n, BATCH as i32);
-    b.jb(&half);
-    b.align(4);
-    b.bind(&lp);
-    batch(&mut b, f, data, GROUPS);
-    b.add(data, 16 * BATCH as i32);
-    b.sub(n, BATCH as i32);
-    b.cmp(n, BATCH as i32);
-    b.jae(&lp);
-    b.cmp(n, HALF as i32);
-    b.jb(&rest);
-    b.blank();
-    b.bind(&half);
-    batch(&mut b, f, data, GROUPS / 2);
-    b.add(data, 16 * HALF as i32);
-    b.sub(n, HALF as i32);
-    b.blank();
-    b.bind(&rest);
-    ymm::absorb_body(&mut b, f, table, data, n);
-    b.jmp(&store);
-    b.blank();
-    b.bind(&one);
-    let p = poly(&mut b);
-    super::x86_64::absorb_one(&mut b, f, table, data, Poly::Mem(p));
-    b.bind(&store);
-    ymm::epilogue(&mut b, f, state);
+    ymm::framed(&mut b, f, [state, table, data, n], poly, |b, rest| {
+        let [half, lp] = ["batch16", "loop32"].map(|l| b.label(l));
+        b.cmp(n, HALF as i32);
+        b.jb(rest);
+        if f.reflected() {
+            b.vshufi64x2(BSWAP, BSWAP, BSWAP, 0x00);
+        }
+        keys(b, table);
+        b.cmp(n, BATCH as i32);
+        b.jb(&half);
+        b.align(4);
+        b.bind(&lp);
+        batch(b, f, data, GROUPS);
+        b.add(data, 16 * BATCH as i32);
+        b.sub(n, BATCH as i32);
+        b.cmp(n, BATCH as i32);
+        b.jae(&lp);
+        b.cmp(n, HALF as i32);
+        b.jb(rest);
+        b.blank();
+        b.bind(&half);
+        batch(b, f, data, GROUPS / 2);
+        b.add(data, 16 * HALF as i32);
+        b.sub(n, HALF as i32);
+        b.blank();
+    });
     b.vzeroupper();
     b.finish()
 }

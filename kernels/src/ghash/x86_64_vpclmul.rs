@@ -22,7 +22,7 @@ use crate::arch::x86_64::mov_count;
 use crate::role;
 use crate::Blocks;
 use asmgen::isa::x86_64::{mem, regs::*, rip, Gpr, Mem, X86Feature, Xmm, Ym, Ymm, X86_64};
-use asmgen::{Abi, Builder, Function, GenError};
+use asmgen::{Abi, Builder, Function, GenError, Label};
 
 type B = Builder<X86_64>;
 
@@ -77,7 +77,7 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<X86_64
     if let Blocks::Fixed(count) = blocks {
         mov_count(&mut b, n, count);
     }
-    absorb(&mut b, f, mem(state, 0), table, data, n);
+    absorb(&mut b, f, [state, table, data, n]);
     b.vzeroupper();
     b.finish()
 }
@@ -229,7 +229,7 @@ fn key_pair(b: &mut B, k: Ymm, table: Gpr, off: i32) {
 }
 
 /// Loads the constants and the state (`S`, and GHASH's byte reversal in `BSWAP`).
-pub(super) fn prologue(b: &mut B, f: Flavour, state: &Mem) {
+fn prologue(b: &mut B, f: Flavour, state: &Mem) {
     if f.reflected() {
         let bswap = b.constant("byte_reverse", 16, "vpshufb control: reverse 16 bytes", &BYTE_REVERSE);
         b.vbroadcasti128(BSWAP, rip(&bswap));
@@ -240,44 +240,62 @@ pub(super) fn prologue(b: &mut B, f: Flavour, state: &Mem) {
     }
 }
 
-/// Absorbs `n` blocks at `data` into the state at `state`: [`EXT_POWERS`] (64) blocks per reduction while at
-/// least that many are left, then at most one batch each of 32, 16 and 8, then the tail; a single block on
-/// its own path. Clobbers rax, `data`, `n`, ymm0-ymm8, ymm15.
-fn absorb(b: &mut B, f: Flavour, state: Mem, table: Gpr, data: Gpr, n: Gpr) {
+/// Absorbs `n` blocks at `data` into the state at `state` (`params`: the update's `[state, table, data, n]`):
+/// [`EXT_POWERS`] (64) blocks per reduction while at least that many are left, then at most one batch each of
+/// 32, 16 and 8, then the tail; a single block on its own path. Clobbers rax, `data`, `n`, ymm0-ymm8, ymm15.
+fn absorb(b: &mut B, f: Flavour, params: [Gpr; 4]) {
+    let [_, table, data, n] = params;
     let batch = EXT_POWERS;
+    framed(b, f, params, poly, |b, rest| {
+        let lp = b.label(&format!("loop{batch}"));
+        let smaller = [batch / 2, batch / 4].map(|size| (size, b.label(&format!("batch{size}"))));
+        b.cmp(n, batch as i32);
+        b.jb(&smaller[0].1);
+        b.align(4);
+        b.bind(&lp);
+        absorb_batch(b, f, data, table, batch / 2);
+        b.add(data, 16 * batch as i32);
+        b.sub(n, batch as i32);
+        b.cmp(n, batch as i32);
+        b.jae(&lp);
+        for (i, (size, label)) in smaller.iter().enumerate() {
+            b.blank();
+            b.bind(label);
+            b.cmp(n, *size as i32);
+            b.jb(smaller.get(i + 1).map_or(rest, |s| &s.1));
+            absorb_batch(b, f, data, table, size / 2);
+            b.add(data, 16 * *size as i32);
+            b.sub(n, *size as i32);
+        }
+    });
+}
+
+/// What the ymm and zmm update kernels share around their own loops: loads the state, sends a call of one
+/// block to the xmm set's one-block path (against H^1 and its half-sum in the table's common part, without
+/// the tail's setup, schoolbook products and lane additions: 16-byte messages were 11% slower than on the
+/// xmm set), runs `wide` (the set's loops, which jump to or fall through to the label it is given with fewer
+/// than 16 blocks left), then the batch of 8 and the tail, and stores the state. `params` are the update's
+/// `[state, table, data, n]`, `poly` the set's reduction constant.
+pub(super) fn framed(
+    b: &mut B,
+    f: Flavour,
+    params: [Gpr; 4],
+    poly: fn(&mut B) -> Mem,
+    wide: impl FnOnce(&mut B, &Label),
+) {
+    let [state, table, data, n] = params;
+    let state = mem(state, 0);
     prologue(b, f, &state);
-    let lp = b.label(&format!("loop{batch}"));
-    let [one, store] = ["one", "store"].map(|l| b.label(l));
-    let smaller = [batch / 2, batch / 4].map(|size| (size, b.label(&format!("batch{size}"))));
+    let [one, rest, store] = ["one", "rest", "store"].map(|l| b.label(l));
     b.cmp(n, 1);
     b.jz(&one);
-    b.cmp(n, batch as i32);
-    b.jb(&smaller[0].1);
-    b.align(4);
-    b.bind(&lp);
-    absorb_batch(b, f, data, table, batch / 2);
-    b.add(data, 16 * batch as i32);
-    b.sub(n, batch as i32);
-    b.cmp(n, batch as i32);
-    b.jae(&lp);
-    let rest = b.label("rest");
-    for (i, (size, label)) in smaller.iter().enumerate() {
-        b.blank();
-        b.bind(label);
-        b.cmp(n, *size as i32);
-        b.jb(smaller.get(i + 1).map_or(&rest, |s| &s.1));
-        absorb_batch(b, f, data, table, size / 2);
-        b.add(data, 16 * *size as i32);
-        b.sub(n, *size as i32);
-    }
+    wide(b, &rest);
     b.bind(&rest);
     absorb_body(b, f, table, data, n);
     b.jmp(&store);
 
     b.blank();
     b.bind(&one);
-    // Against H^1 and its half-sum in the table's common part, without the tail's setup, schoolbook products
-    // and lane additions (16-byte messages were 11% slower than on the xmm set).
     let p = poly(b);
     super::x86_64::absorb_one(b, f, table, data, Poly::Mem(p));
     b.bind(&store);
@@ -287,7 +305,7 @@ fn absorb(b: &mut B, f: Flavour, state: Mem, table: Gpr, data: Gpr, n: Gpr) {
 /// The batch of 8 and the tail, between loading and storing the state (in `S`, GHASH's byte reversal in
 /// `BSWAP`), on the table's common part: the zmm set runs it for the fewer than 16 blocks its own loops
 /// leave. Clobbers rax, `data`, `n`, ymm1-ymm8.
-pub(super) fn absorb_body(b: &mut B, f: Flavour, table: Gpr, data: Gpr, n: Gpr) {
+fn absorb_body(b: &mut B, f: Flavour, table: Gpr, data: Gpr, n: Gpr) {
     let [one8, tail, done] = ["batch8", "tail", "done"].map(|l| b.label(l));
     b.blank();
     b.bind(&one8);
@@ -306,7 +324,7 @@ pub(super) fn absorb_body(b: &mut B, f: Flavour, table: Gpr, data: Gpr, n: Gpr) 
 }
 
 /// Stores the state (byte-reversed back for GHASH).
-pub(super) fn epilogue(b: &mut B, f: Flavour, state: Mem) {
+fn epilogue(b: &mut B, f: Flavour, state: Mem) {
     if f.reflected() {
         b.vpshufb(S, S, BSWAP.x());
     }
