@@ -118,13 +118,18 @@ fn add_chain(iters: u64) {
     }
 }
 
+/// The core clock in GHz over one chain of `iters` times eight adds.
+#[cfg(target_arch = "x86_64")]
+fn chain_ghz(iters: u64) -> f64 {
+    let t = Instant::now();
+    add_chain(iters);
+    8.0 * iters as f64 / t.elapsed().as_nanos() as f64
+}
+
 /// The core clock in GHz over one add chain of some 5 ms.
 #[cfg(target_arch = "x86_64")]
 fn clock_sample() -> Option<f64> {
-    const ITERS: u64 = 2_000_000;
-    let t = Instant::now();
-    add_chain(ITERS);
-    Some(8.0 * ITERS as f64 / t.elapsed().as_nanos() as f64)
+    Some(chain_ghz(2_000_000))
 }
 
 #[cfg(not(target_arch = "x86_64"))]
@@ -138,14 +143,7 @@ fn clock_sample() -> Option<f64> {
 fn core_ghz() -> Option<f64> {
     let iters = 20_000_000u64;
     add_chain(iters);
-    let best = (0..7)
-        .map(|_| {
-            let t = Instant::now();
-            add_chain(iters);
-            t.elapsed().as_nanos() as f64
-        })
-        .fold(f64::MAX, f64::min);
-    Some(8.0 * iters as f64 / best)
+    Some((0..7).map(|_| chain_ghz(iters)).fold(0.0, f64::max))
 }
 
 #[cfg(not(target_arch = "x86_64"))]
