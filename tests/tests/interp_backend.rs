@@ -112,8 +112,8 @@ fn zmm_hash_set_through_the_interpreter_matches_rustcrypto() {
 }
 
 /// The ymm GHASH/POLYVAL set through the interpreter (whatever the CPU), at block counts that reach each of
-/// its paths: one block, the tail alone, the batch of 8, one to three batches of 16, the 64-block loop once
-/// and twice, each with what it leaves.
+/// its paths: one block, the tail alone, the batches of 8, 16 and 32 alone and together, the 64-block loop
+/// once and twice, each with what it leaves.
 #[test]
 fn ymm_hash_set_through_the_interpreter_matches_rustcrypto() {
     let counts =
