@@ -44,8 +44,6 @@ extern "C" {
  * zmm sets also H^9..H^64 in the rest. Treat it as opaque: fill it with an init of this listing and pass
  * it to the update of the same set, or as htable to the SM4 listing's gcm_enc and gcm_dec (any set's init).
  */
-/* requires PCLMULQDQ, AVX */
-void asmgen_ghash_init_avx(uint8_t *table, const uint8_t *h);
 /* requires PCLMULQDQ, AVX, AVX2 */
 void asmgen_ghash_init_vpclmul_avx2(uint8_t *table, const uint8_t *h);
 /* requires PCLMULQDQ, AVX, AVX2 */
@@ -68,8 +66,6 @@ void asmgen_ghash_update_vpclmul_avx512(uint8_t *state, const uint8_t *table, co
  * h: the 16-byte POLYVAL key H (the field element's little-endian bytes); read only.
  * table: ASMGEN_GHASH_KEY_TABLE_BYTES (2048) bytes, written, opaque: for polyval_update of the same set.
  */
-/* requires PCLMULQDQ, AVX */
-void asmgen_polyval_init_avx(uint8_t *table, const uint8_t *h);
 /* requires PCLMULQDQ, AVX, AVX2 */
 void asmgen_polyval_init_vpclmul_avx2(uint8_t *table, const uint8_t *h);
 /* requires PCLMULQDQ, AVX, AVX2 */
@@ -87,6 +83,22 @@ void asmgen_polyval_update_vpclmul_avx2(uint8_t *state, const uint8_t *table, co
 /* requires PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F */
 void asmgen_polyval_update_vpclmul_avx512(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
 
+/*
+ * ghash_init_base: GHASH key setup of the first 256 bytes of the table only (H^1..H^8 and their half-sums), in the sets
+ * whose ghash_init also fills the rest (the x86_64 ymm and zmm sets): it is another set's ghash_init.
+ * Enough for ghash_update of fewer than 16 blocks and for gcm_enc and gcm_dec; a table for longer
+ * updates comes from ghash_init. Arguments as for ghash_init; it writes only those 256 bytes.
+ */
+/* requires PCLMULQDQ, AVX */
+void asmgen_ghash_init_avx(uint8_t *table, const uint8_t *h);
+
+/*
+ * polyval_init_base: POLYVAL key setup of the first 256 bytes of the table only, as ghash_init_base: enough for
+ * polyval_update of fewer than 16 blocks. Arguments as for polyval_init; it writes only those 256 bytes.
+ */
+/* requires PCLMULQDQ, AVX */
+void asmgen_polyval_init_avx(uint8_t *table, const uint8_t *h);
+
 #ifdef __cplusplus
 }
 #endif
@@ -97,17 +109,23 @@ void asmgen_polyval_update_vpclmul_avx512(uint8_t *state, const uint8_t *table, 
  *
  * x86_64-vpclmul-avx512: GHASH and POLYVAL with VPCLMULQDQ on zmm (AVX-512), four blocks per multiply, 32 per reduction.
  *   requires PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW
- *   ghash_init      asmgen_ghash_init_vpclmul_avx512
- *   ghash_update    asmgen_ghash_update_vpclmul_avx512
- *   polyval_init    asmgen_polyval_init_vpclmul_avx512
- *   polyval_update  asmgen_polyval_update_vpclmul_avx512
+ *   ghash_init         asmgen_ghash_init_vpclmul_avx512
+ *   ghash_update       asmgen_ghash_update_vpclmul_avx512
+ *   polyval_init       asmgen_polyval_init_vpclmul_avx512
+ *   polyval_update     asmgen_polyval_update_vpclmul_avx512
+ *   ghash_init_base    asmgen_ghash_init_avx
+ *   polyval_init_base  asmgen_polyval_init_avx
+ *   takes from x86_64-pclmulqdq-avx: ghash_init_base, polyval_init_base
  *
  * x86_64-vpclmul-avx2: GHASH and POLYVAL with VPCLMULQDQ on ymm (AVX2), two blocks per multiply, eight per reduction.
  *   requires PCLMULQDQ, AVX, AVX2, VPCLMULQDQ
- *   ghash_init      asmgen_ghash_init_vpclmul_avx2
- *   ghash_update    asmgen_ghash_update_vpclmul_avx2
- *   polyval_init    asmgen_polyval_init_vpclmul_avx2
- *   polyval_update  asmgen_polyval_update_vpclmul_avx2
+ *   ghash_init         asmgen_ghash_init_vpclmul_avx2
+ *   ghash_update       asmgen_ghash_update_vpclmul_avx2
+ *   polyval_init       asmgen_polyval_init_vpclmul_avx2
+ *   polyval_update     asmgen_polyval_update_vpclmul_avx2
+ *   ghash_init_base    asmgen_ghash_init_avx
+ *   polyval_init_base  asmgen_polyval_init_avx
+ *   takes from x86_64-pclmulqdq-avx: ghash_init_base, polyval_init_base
  *
  * x86_64-pclmulqdq-avx: GHASH and POLYVAL with PCLMULQDQ and AVX, eight blocks per reduction.
  *   requires PCLMULQDQ, AVX

@@ -34,7 +34,12 @@ const SM4_TITLE: &str =
 fn ghash_listing<I: Isa>(sets: &[&KernelSet<I>], abi: Abi) -> Result<Listing<I>, GenError> {
     let mut functions = Vec::new();
     for set in sets {
-        functions.extend(set.build_all(abi)?.into_iter().map(|k| k.function));
+        for k in set.build_all(abi)? {
+            // A set may run another set's function (the ymm and zmm sets' `init_base`): listed once.
+            if !functions.iter().any(|f: &asmgen::Function<I>| f.name == k.function.name) {
+                functions.push(k.function);
+            }
+        }
     }
     Ok(Listing { name: "ghash".into(), title: GHASH_TITLE.into(), functions })
 }
@@ -350,7 +355,9 @@ pub const X86_64_SETS: &[KernelSet<X86_64>] = {
             listing: "ghash",
             name: "x86_64-vpclmul-avx512",
             doc: "GHASH and POLYVAL with VPCLMULQDQ on zmm (AVX-512), four blocks per multiply, 32 per reduction.",
-            build: |abi, _| ghash::set_kernels(abi, ghash::x86_64_avx512::init, ghash::x86_64_avx512::update),
+            build: |abi, _| {
+                ghash::ext_set_kernels(abi, ghash::x86_64_avx512::init, ghash::x86_64_avx512::update, ghash::x86_64::init)
+            },
             in_part: false,
             fixed: |abi, f| ghash::set_fixed_kernels(abi, f, ghash::x86_64_avx512::update_of),
             rival: None,
@@ -360,7 +367,9 @@ pub const X86_64_SETS: &[KernelSet<X86_64>] = {
             listing: "ghash",
             name: "x86_64-vpclmul-avx2",
             doc: "GHASH and POLYVAL with VPCLMULQDQ on ymm (AVX2), two blocks per multiply, eight per reduction.",
-            build: |abi, _| ghash::set_kernels(abi, ghash::x86_64_vpclmul::init, ghash::x86_64_vpclmul::update),
+            build: |abi, _| {
+                ghash::ext_set_kernels(abi, ghash::x86_64_vpclmul::init, ghash::x86_64_vpclmul::update, ghash::x86_64::init)
+            },
             in_part: false,
             fixed: |abi, f| ghash::set_fixed_kernels(abi, f, ghash::x86_64_vpclmul::update_of),
             rival: None,

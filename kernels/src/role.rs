@@ -30,6 +30,11 @@ pub enum Role {
     PolyvalInit,
     /// POLYVAL update: `update(state, table, data, nblocks)`.
     PolyvalUpdate,
+    /// GHASH key setup of the table's common part only (H^1..H^8 and their half-sums), in the sets whose init
+    /// also fills an extension: `init(table, h)`.
+    GhashInitBase,
+    /// POLYVAL key setup of the table's common part only, as [`Role::GhashInitBase`].
+    PolyvalInitBase,
     /// SM4 key schedule, both directions: `expand_key(rk_enc, rk_dec, key)`.
     ExpandKey,
     /// SM4-ECB.
@@ -122,6 +127,10 @@ const GCM: &[(&str, CType)] =
 const CCM: &[(&str, CType)] =
     &[("rk_enc", Ptr), ("dst", Mut), ("src", Ptr), ("nblocks", Size), ("ctr", Mut), ("mac", Mut)];
 
+// The base-only key setups are other sets' inits, so their doc lines are the inits'.
+const GHASH_INIT_DOC: &str = "GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.";
+const POLYVAL_INIT_DOC: &str = "POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.";
+
 /// Every role, in the order of the generated tables.
 const ROLES: &[RoleInfo] = &[
     RoleInfo {
@@ -129,7 +138,7 @@ const ROLES: &[RoleInfo] = &[
         family: Family::Hash,
         name: "ghash_init",
         params: HASH_INIT,
-        doc: Some("GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h."),
+        doc: Some(GHASH_INIT_DOC),
         c_doc: "GHASH key setup (NIST SP 800-38D).\n\
             h: the 16-byte hash key H = E(K, 0^128), bytes as the standard writes them; read only.\n\
             table: PREFIX_GHASH_KEY_TABLE_BYTES (2048) bytes, written: H^1..H^8 and their Karatsuba half-sums in the\n\
@@ -152,7 +161,7 @@ const ROLES: &[RoleInfo] = &[
         family: Family::Hash,
         name: "polyval_init",
         params: HASH_INIT,
-        doc: Some("POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h."),
+        doc: Some(POLYVAL_INIT_DOC),
         c_doc: "POLYVAL key setup (RFC 8452).\n\
             h: the 16-byte POLYVAL key H (the field element's little-endian bytes); read only.\n\
             table: PREFIX_GHASH_KEY_TABLE_BYTES (2048) bytes, written, opaque: for polyval_update of the same set.",
@@ -166,6 +175,26 @@ const ROLES: &[RoleInfo] = &[
         c_doc: "POLYVAL update (RFC 8452): for each 16-byte block X of data, state = (state ^ X) * H * x^-128.\n\
             state: 16 bytes, read and updated, little-endian as RFC 8452 writes it (zeros to start).\n\
             table: filled by polyval_init. data: nblocks * 16 bytes, read.",
+    },
+    RoleInfo {
+        role: Role::GhashInitBase,
+        family: Family::Hash,
+        name: "ghash_init_base",
+        params: HASH_INIT,
+        doc: Some(GHASH_INIT_DOC),
+        c_doc: "GHASH key setup of the first 256 bytes of the table only (H^1..H^8 and their half-sums), in the sets\n\
+            whose ghash_init also fills the rest (the x86_64 ymm and zmm sets): it is another set's ghash_init.\n\
+            Enough for ghash_update of fewer than 16 blocks and for gcm_enc and gcm_dec; a table for longer\n\
+            updates comes from ghash_init. Arguments as for ghash_init; it writes only those 256 bytes.",
+    },
+    RoleInfo {
+        role: Role::PolyvalInitBase,
+        family: Family::Hash,
+        name: "polyval_init_base",
+        params: HASH_INIT,
+        doc: Some(POLYVAL_INIT_DOC),
+        c_doc: "POLYVAL key setup of the first 256 bytes of the table only, as ghash_init_base: enough for\n\
+            polyval_update of fewer than 16 blocks. Arguments as for polyval_init; it writes only those 256 bytes.",
     },
     RoleInfo {
         role: Role::ExpandKey,

@@ -344,3 +344,58 @@ fn finalize_reset_starts_the_next_message_under_the_same_key() {
         assert_eq!(p.finalize_reset(), [0; 16], "{backend}: an empty message");
     }
 }
+
+/// A fresh key's table is filled as messages need it (one block: H^1 only; a few blocks: H^1..H^8; 64 blocks
+/// or more on the ymm and zmm sets: the whole table), each level once per key and shared by the clones. Every
+/// order of those levels, reached by the original or by a clone made before or after, gives RustCrypto's
+/// result on every backend, for both functions.
+#[test]
+fn key_levels_in_any_order_match_rustcrypto() {
+    let mut rng = Rng::new(5);
+    let mut data = vec![0u8; 16 * 136];
+    rng.fill(&mut data);
+    // Block counts of successive updates: one block, the common part's runs (2, 15, 16, 63), the whole table.
+    let orders: [&[usize]; 6] =
+        [&[1, 1, 2, 16, 64, 1], &[2, 1, 63, 1], &[64, 1, 3], &[130], &[1, 130, 15], &[16, 17, 1, 64, 2, 1]];
+    for backend in asmgen_runtime::backends() {
+        for (oi, order) in orders.iter().enumerate() {
+            let h = rng.block();
+            let mut p = Polyval::with_backend(&h, backend).unwrap();
+            let mut g = Ghash::with_backend(&h, backend).unwrap();
+            let (mut rp, mut rg) = (polyval::Polyval::new(&h.into()), ghash::GHash::new(&h.into()));
+            // A clone made before any level is filled, and one per step, each checked with the next update.
+            let (early_p, early_g) = (p.clone(), g.clone());
+            for (si, &n) in order.iter().enumerate() {
+                let m = &data[16 * si..16 * (si + n)];
+                let (mut cp, mut cg) = (p.clone(), g.clone());
+                let (mut crp, mut crg) = (rp.clone(), rg.clone());
+                p.update_padded(m);
+                g.update_padded(m);
+                rp.update_padded(m);
+                rg.update_padded(m);
+                cp.update_padded(&m[..16]);
+                cg.update_padded(&m[..16]);
+                crp.update_padded(&m[..16]);
+                crg.update_padded(&m[..16]);
+                let what = format!("{backend}: order {oi}, step {si} ({n} blocks)");
+                assert_eq!(cp.finalize(), <[u8; 16]>::from(crp.finalize()), "POLYVAL {what}: a clone");
+                assert_eq!(cg.finalize(), <[u8; 16]>::from(crg.finalize()), "GHASH {what}: a clone");
+            }
+            assert_eq!(p.finalize(), <[u8; 16]>::from(rp.finalize()), "POLYVAL {backend}: order {oi}");
+            assert_eq!(g.finalize(), <[u8; 16]>::from(rg.finalize()), "GHASH {backend}: order {oi}");
+            // The clone made first runs every count of the order after the original filled the levels.
+            let (mut p, mut g) = (early_p, early_g);
+            for &n in order.iter() {
+                p.update_padded(&data[..16 * n]);
+                g.update_padded(&data[..16 * n]);
+            }
+            let (mut rp, mut rg) = (polyval::Polyval::new(&h.into()), ghash::GHash::new(&h.into()));
+            for &n in order.iter() {
+                rp.update_padded(&data[..16 * n]);
+                rg.update_padded(&data[..16 * n]);
+            }
+            assert_eq!(p.finalize(), <[u8; 16]>::from(rp.finalize()), "POLYVAL {backend}: order {oi}, first clone");
+            assert_eq!(g.finalize(), <[u8; 16]>::from(rg.finalize()), "GHASH {backend}: order {oi}, first clone");
+        }
+    }
+}

@@ -271,6 +271,14 @@ fn no_key_material_survives_drop() {
     for b in asmgen_runtime::sm4_backends() {
         check(f, &format!("Sm4Gcm::with_backend({b})"), &s, || Sm4Gcm::with_backend(&k1, b).unwrap());
     }
+    // The GHASH key's table is filled as messages need it: one block, the common part, the whole table.
+    for len in [16, 100, 1024, 8192] {
+        check(f, &format!("Sm4Gcm::new, then a {len}-byte message"), &s, || {
+            let g = Sm4Gcm::new(&k1);
+            g.encrypt(&[7; 12], &[], &mut vec![0x5a; len]).unwrap();
+            g
+        });
+    }
 
     // Ghash and Polyval: H and the key table.
     let h = k2;
@@ -282,6 +290,14 @@ fn no_key_material_survives_drop() {
     }
     for b in asmgen_runtime::backends() {
         check(f, &format!("Ghash::with_backend({b})"), &s, || Ghash::with_backend(&h, b).unwrap());
+        // The key table filled in parts (one block, the common part, the whole table) is wiped whole.
+        for blocks in [1, 2, 15, 64, 100] {
+            check(f, &format!("Ghash::with_backend({b}), then {blocks} blocks"), &s, || {
+                let mut g = Ghash::with_backend(&h, b).unwrap();
+                g.update_padded(&vec![0x5a; 16 * blocks]);
+                g
+            });
+        }
     }
     let s = Secrets::of(&[&h[..], &hash_table(&h, false)]);
     check(f, "Polyval::new", &s, || Polyval::new(&h));
@@ -291,6 +307,13 @@ fn no_key_material_survives_drop() {
     }
     for b in asmgen_runtime::backends() {
         check(f, &format!("Polyval::with_backend({b})"), &s, || Polyval::with_backend(&h, b).unwrap());
+        for blocks in [1, 2, 15, 64, 100] {
+            check(f, &format!("Polyval::with_backend({b}), then {blocks} blocks"), &s, || {
+                let mut p = Polyval::with_backend(&h, b).unwrap();
+                p.update_padded(&vec![0x5a; 16 * blocks]);
+                p
+            });
+        }
     }
 
     let backend = std::env::var("ASMGEN_BACKEND").unwrap_or_default();

@@ -73,6 +73,14 @@ impl Flavour {
         }
     }
 
+    /// The role of the base-only key setup, in the sets whose init also fills the table's extension.
+    pub fn init_base_role(self) -> Role {
+        match self {
+            Flavour::Ghash => Role::GhashInitBase,
+            Flavour::Polyval => Role::PolyvalInitBase,
+        }
+    }
+
     /// The update kernel's role.
     pub fn update_role(self) -> Role {
         match self {
@@ -157,6 +165,22 @@ pub fn set_kernels<I: asmgen::Isa>(
     for f in Flavour::ALL {
         v.push(crate::Kernel::new(f.init_role(), init(f, abi)?));
         v.push(crate::Kernel::new(f.update_role(), update(f, abi)?));
+    }
+    Ok(v)
+}
+
+/// The kernels of a hash set whose init also fills the table's extension: [`set_kernels`], then the key setup
+/// of the common part only (`init_base`, another set's init), which the runtime runs for short messages under a
+/// fresh key: this set's update reads only the common part for fewer than 16 blocks.
+pub fn ext_set_kernels<I: asmgen::Isa>(
+    abi: asmgen::Abi,
+    init: fn(Flavour, asmgen::Abi) -> Result<asmgen::Function<I>, asmgen::GenError>,
+    update: fn(Flavour, asmgen::Abi) -> Result<asmgen::Function<I>, asmgen::GenError>,
+    init_base: fn(Flavour, asmgen::Abi) -> Result<asmgen::Function<I>, asmgen::GenError>,
+) -> crate::Kernels<I> {
+    let mut v = set_kernels(abi, init, update)?;
+    for f in Flavour::ALL {
+        v.push(crate::Kernel::new(f.init_base_role(), init_base(f, abi)?));
     }
     Ok(v)
 }

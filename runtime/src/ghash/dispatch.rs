@@ -1,5 +1,6 @@
 //! GHASH/POLYVAL backends: the portable code, the listings' hash sets and the JIT's, each filled by role
-//! (`ghash_init`, `ghash_update`, `polyval_init`, `polyval_update`) from the generated set table or the
+//! (`ghash_init`, `ghash_update`, `polyval_init`, `polyval_update`, and where a set has them
+//! `ghash_init_base`, `polyval_init_base`) from the generated set table or the
 //! JIT, in one [`Registry`] per function.
 
 use super::portable;
@@ -19,6 +20,10 @@ pub(crate) struct HashKernels {
     pub available: bool,
     /// Key setup.
     pub init: InitFn,
+    /// Key setup of the table's common part only, where `init` fills more (the x86_64 ymm and zmm sets).
+    pub init_base: Option<InitFn>,
+    /// GHASH (keys and blocks byte-reflected around the POLYVAL core) rather than POLYVAL.
+    pub reflected: bool,
     /// Block update.
     pub update: UpdateFn,
 }
@@ -33,10 +38,22 @@ impl Kernels for HashKernels {
 }
 
 /// The portable GHASH (also what the portable SM4-GCM uses).
-pub(crate) static PORTABLE_GHASH: HashKernels =
-    HashKernels { name: "portable", available: true, init: portable::ghash_init, update: portable::ghash_update };
-const PORTABLE_POLYVAL: HashKernels =
-    HashKernels { name: "portable", available: true, init: portable::polyval_init, update: portable::polyval_update };
+pub(crate) static PORTABLE_GHASH: HashKernels = HashKernels {
+    name: "portable",
+    available: true,
+    init: portable::ghash_init,
+    init_base: None,
+    reflected: true,
+    update: portable::ghash_update,
+};
+const PORTABLE_POLYVAL: HashKernels = HashKernels {
+    name: "portable",
+    available: true,
+    init: portable::polyval_init,
+    init_base: None,
+    reflected: false,
+    update: portable::polyval_update,
+};
 
 /// A hash set's GHASH and POLYVAL kernels from its kernels by role; `None` if a role is missing.
 fn from_roles(
@@ -48,8 +65,22 @@ fn from_roles(
     let init = |role| entry(role).map(|p| unsafe { cast::<InitFn>(p) });
     let update = |role| entry(role).map(|p| unsafe { cast::<UpdateFn>(p) });
     Some((
-        HashKernels { name, available, init: init("ghash_init")?, update: update("ghash_update")? },
-        HashKernels { name, available, init: init("polyval_init")?, update: update("polyval_update")? },
+        HashKernels {
+            name,
+            available,
+            init: init("ghash_init")?,
+            init_base: init("ghash_init_base"),
+            reflected: true,
+            update: update("ghash_update")?,
+        },
+        HashKernels {
+            name,
+            available,
+            init: init("polyval_init")?,
+            init_base: init("polyval_init_base"),
+            reflected: false,
+            update: update("polyval_update")?,
+        },
     ))
 }
 

@@ -2,54 +2,17 @@
 //! listings', the JIT's or the [`portable`] code).
 
 pub(crate) mod dispatch;
+mod key;
 pub(crate) mod portable;
+
+pub(crate) use key::HashKey;
 
 use crate::{backend, Error};
 use dispatch::{HashKernels, UpdateFn};
-use std::sync::Arc;
 use universal_hash::common::{BlockSizeUser, KeySizeUser, ParBlocksSizeUser};
 use universal_hash::consts::{U16, U8};
 use universal_hash::{Block, Key, KeyInit, ParBlocks, Reset, UhfBackend, UhfClosure, UniversalHash};
 use zeroize::Zeroize;
-
-/// Size of the key table a backend may fill (powers of H and their Karatsuba half-sums: 256 bytes common to
-/// every backend, 2 KiB for the x86_64 ymm and zmm sets' H^1..H^64).
-const TABLE_BYTES: usize = 2048;
-// The kernels' own figure, where this build has the kernels crate (the JIT, the interpreter).
-#[cfg(any(feature = "jit", feature = "interp"))]
-const _: () = assert!(TABLE_BYTES == asmgen_kernels::ghash::KEY_TABLE_BYTES);
-
-/// The key table, as 16-byte words so that zeroising it takes 128 stores, not 2048 (16-byte aligned: with 64, an
-/// `Arc` would put 48 bytes of padding nobody writes before it, and the bench could tell no difference from
-/// keeping it off cache-line splits). `Ghash`/`Polyval` share one between a keyed state's clones (an [`Arc`]:
-/// keying a state once and cloning it per message copies no key); `Sm4Gcm` keeps one. Dropped, it wipes itself.
-#[derive(Clone)]
-#[repr(C, align(16))]
-pub(crate) struct KeyTable([u128; TABLE_BYTES / 16]);
-
-impl KeyTable {
-    /// An empty table, for [`KeyTable::fill`] where it will stay (no copy of the key is made by a move).
-    pub(crate) fn zeroed() -> KeyTable {
-        KeyTable([0; TABLE_BYTES / 16])
-    }
-
-    /// Fills the table with `kernels`' key setup for `h`.
-    pub(crate) fn fill(&mut self, kernels: &HashKernels, h: &[u8; 16]) {
-        // SAFETY: the table has the 2048 bytes and `h` the 16 bytes the kernels' contract asks for.
-        unsafe { (kernels.init)(self.0.as_mut_ptr().cast(), h.as_ptr()) };
-    }
-
-    pub(crate) fn as_ptr(&self) -> *const u8 {
-        self.0.as_ptr().cast()
-    }
-}
-
-impl Drop for KeyTable {
-    fn drop(&mut self) {
-        // SAFETY: called from `drop`; all-zero words are a valid table.
-        unsafe { crate::wipe_object(self) };
-    }
-}
 
 /// A fixed-size update kernel: its name, block count and function.
 #[derive(Clone, Copy)]
@@ -59,34 +22,25 @@ struct Fixed {
     update: UpdateFn,
 }
 
-/// The state shared by both functions: the kernels, the key table and the running 16-byte state.
+/// The state shared by both functions: the key (its table filled as messages need it, shared by clones) and
+/// the running 16-byte state.
 #[derive(Clone)]
 struct Core {
-    kernels: &'static HashKernels,
+    key: HashKey,
     fixed: Option<Fixed>,
-    table: Arc<KeyTable>,
     state: [u8; 16],
 }
 
 impl Core {
     fn new(kernels: &'static HashKernels, h: &[u8; 16]) -> Core {
-        let mut table = Arc::new(KeyTable::zeroed());
-        Arc::get_mut(&mut table).expect("a new Arc is unique").fill(kernels, h);
-        Core { kernels, fixed: None, table, state: [0; 16] }
+        Core { key: HashKey::new(kernels, h), fixed: None, state: [0; 16] }
     }
 
     /// Absorbs whole blocks; `blocks.len()` must be a multiple of 16.
     fn blocks(&mut self, blocks: &[u8]) {
-        debug_assert_eq!(blocks.len() % 16, 0);
-        let n = blocks.len() / 16;
-        let update = match self.fixed {
-            Some(f) if f.blocks == n => f.update,
-            _ => self.kernels.update,
-        };
-        if n > 0 {
-            // SAFETY: `state` is 16 writable bytes, `table` was filled by an init with the layout every
-            // backend shares, and `blocks` holds `16 * n` readable bytes (any alignment).
-            unsafe { update(self.state.as_mut_ptr(), self.table.as_ptr(), blocks.as_ptr(), n) };
+        match self.fixed {
+            Some(f) if f.blocks * 16 == blocks.len() => self.key.absorb_with(f.update, true, &mut self.state, blocks),
+            _ => self.key.absorb(&mut self.state, blocks),
         }
     }
 
@@ -104,7 +58,7 @@ impl Core {
 }
 
 impl Drop for Core {
-    /// Wipes the running state (the table wipes itself when its last holder goes).
+    /// Wipes the running state (the key wipes itself when its last holder goes).
     fn drop(&mut self) {
         self.state.zeroize();
     }
@@ -148,7 +102,7 @@ macro_rules! universal_hash {
                 // Only a fixed-size kernel of the set whose init filled the table: the ymm and zmm sets' read
                 // H^9..H^64, which only their own inits write.
                 core.fixed = dispatch::fixed_hash(blocks)
-                    .filter(|k| backend::set_name(k.0) == backend::set_name(core.kernels.name))
+                    .filter(|k| backend::set_name(k.0) == backend::set_name(core.key.kernels().name))
                     .map(|k| Fixed { name: k.0, blocks, update: $pick(k) });
                 Ok($name(core))
             }
@@ -183,7 +137,7 @@ macro_rules! universal_hash {
 
             /// The kernel in use, e.g. `aot/x86_64-pclmulqdq-avx` or `portable`.
             pub fn backend(&self) -> &'static str {
-                self.0.kernels.name
+                self.0.key.kernels().name
             }
         }
 

@@ -90,6 +90,18 @@ fn init(table: *mut u8, h: *const u8, reflected: bool) {
     }
 }
 
+/// H^1 and its Karatsuba half-sum, in the table's form, at `table[0..16]` and `table[128..144]`: what every
+/// backend's update reads for a single block (a fresh key's first one-block message needs no more).
+pub(crate) fn first_power(table: &mut [u8; 144], h: &[u8; 16], reflected: bool) {
+    let mut h1 = load(h.as_ptr(), reflected);
+    if reflected {
+        h1 = mul_x(h1);
+    }
+    let k = (h1 as u64) ^ ((h1 >> 64) as u64);
+    table[..16].copy_from_slice(&h1.to_le_bytes());
+    table[128..].copy_from_slice(&((u128::from(k) << 64) | u128::from(k)).to_le_bytes());
+}
+
 fn update(state: *mut u8, table: *const u8, data: *const u8, nblocks: usize, reflected: bool) {
     let h = load(table, false);
     let mut s = load(state, reflected);

@@ -3,7 +3,7 @@
 use super::dispatch::{self, Sm4Kernels};
 use super::keys::*;
 use crate::ghash::dispatch::HashKernels;
-use crate::ghash::KeyTable;
+use crate::ghash::HashKey;
 use crate::Error;
 use zeroize::Zeroizing;
 
@@ -19,8 +19,8 @@ use zeroize::Zeroizing;
 #[derive(Clone)]
 pub struct Sm4Gcm {
     keys: Keys,
-    ghash: &'static HashKernels,
-    htable: KeyTable,
+    /// The GHASH key `H = E(0)` on the GHASH backend, its table filled as messages need it.
+    hkey: HashKey,
     /// The fused kernels, encryption and decryption, where the bulk takes them ([`GcmPath::Fused`]).
     fused: Option<(dispatch::GcmFn, dispatch::GcmFn)>,
 }
@@ -46,7 +46,20 @@ pub enum GcmPath {
     Composed,
 }
 
-wipe_on_drop!(Sm4Gcm: keys.k, ghash);
+impl Drop for Sm4Gcm {
+    /// Every byte of the object zeroised (as [`wipe_on_drop!`] does), the kernel table and the GHASH key (a
+    /// shared pointer; the key wipes itself when its last holder goes) written back for their drop glue.
+    fn drop(&mut self) {
+        let k = self.keys.k;
+        // SAFETY: `hkey` is read out here and written back below, with nothing dropped in between.
+        let hkey = unsafe { std::ptr::read(&self.hkey) };
+        // SAFETY: called from `drop`; the fields written back below make the object valid again.
+        unsafe { crate::wipe_object(self) };
+        self.keys.k = k;
+        // SAFETY: the field's old value (all zeros) is overwritten without being dropped.
+        unsafe { std::ptr::write(&mut self.hkey, hkey) };
+    }
+}
 
 /// GCM's limit on the plaintext: 2^39 - 256 bits.
 const GCM_MAX_BYTES: u64 = (1 << 36) - 32;
@@ -104,9 +117,7 @@ impl Sm4Gcm {
     ) -> Sm4Gcm {
         let keys = Keys::new(k, key);
         let h = Zeroizing::new(keys.encrypt_block(&[0; 16]));
-        let mut htable = KeyTable::zeroed();
-        htable.fill(ghash, &h);
-        Sm4Gcm { keys, ghash, htable, fused }
+        Sm4Gcm { keys, hkey: HashKey::new(ghash, &h), fused }
     }
 
     /// How the bulk runs ([`GcmPath`]).
@@ -126,15 +137,11 @@ impl Sm4Gcm {
     /// GHASH of `data`, zero-padded to whole blocks, into `state`.
     fn ghash_padded(&self, state: &mut [u8; 16], data: &[u8]) {
         let full = data.len() / 16 * 16;
-        if full > 0 {
-            // SAFETY: `state` 16 bytes, the table filled by the same GHASH backend, `full` readable bytes.
-            unsafe { (self.ghash.update)(state.as_mut_ptr(), self.htable.as_ptr(), data.as_ptr(), full / 16) };
-        }
+        self.hkey.absorb(state, &data[..full]);
         if full < data.len() {
             let mut last = Zeroizing::new([0u8; 16]);
             last[..data.len() - full].copy_from_slice(&data[full..]);
-            // SAFETY: as above, one block.
-            unsafe { (self.ghash.update)(state.as_mut_ptr(), self.htable.as_ptr(), last.as_ptr(), 1) };
+            self.hkey.absorb(state, &*last);
         }
     }
 
@@ -248,8 +255,8 @@ impl Sm4Gcm {
         state[16..].copy_from_slice(s);
         let p = blocks.as_mut_ptr();
         // SAFETY: `blocks` in place (exact aliasing allowed), a whole number of blocks; `state` is the 32-byte
-        // counter || GHASH state the kernel takes; the table from the GHASH init of this set.
-        unsafe { f(self.keys.enc.ptr(), self.htable.as_ptr(), p, p, blocks.len() / 16, state.as_mut_ptr()) };
+        // counter || GHASH state the kernel takes; the key table's common part, all that the fused kernels read.
+        unsafe { f(self.keys.enc.ptr(), self.hkey.base(), p, p, blocks.len() / 16, state.as_mut_ptr()) };
         ctr.copy_from_slice(&state[..16]);
         s.copy_from_slice(&state[16..]);
     }
