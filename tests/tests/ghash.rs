@@ -399,3 +399,34 @@ fn key_levels_in_any_order_match_rustcrypto() {
         }
     }
 }
+
+/// The runtime gives a set's base-only key setup (`*_init_base`, or `*_init` where a set has none) a 256-byte
+/// table: every such kernel, listed or JIT-assembled, writes the table's first 256 bytes and nothing after
+/// them, and the other inits (which fill the ymm and zmm sets' extension) get the whole table.
+#[test]
+fn base_only_inits_write_only_the_common_part() {
+    use asmgen_kernels::ghash::{BASE_TABLE_BYTES, KEY_TABLE_BYTES};
+    use asmgen_tests::kernel_calls::{listing_kernels, process_jit_kernels};
+    let mut kernels = listing_kernels().0;
+    if let Ok(jit) = asmgen_runtime::jit::Jit::process() {
+        kernels.extend(process_jit_kernels(jit));
+    }
+    let inits: Vec<_> =
+        kernels.iter().filter(|k| k.role.ends_with("_init") || k.role.ends_with("_init_base")).collect();
+    assert!(!inits.is_empty(), "no hash init kernel runs here");
+    let h = Rng::new(6).block();
+    for k in inits {
+        let flavour = k.role.split('_').next().unwrap();
+        let has_base_role = kernels.iter().any(|o| o.set == k.set && o.role == format!("{flavour}_init_base"));
+        if k.role.ends_with("_init") && has_base_role {
+            continue;
+        }
+        let mut table = vec![0xa5u8; KEY_TABLE_BYTES];
+        // SAFETY: an init kernel (`init(table, h)`): 2048 writable bytes and a 16-byte key.
+        let init: unsafe extern "C" fn(*mut u8, *const u8) = unsafe { std::mem::transmute(k.entry) };
+        unsafe { init(table.as_mut_ptr(), h.as_ptr()) };
+        assert!(table[..BASE_TABLE_BYTES].iter().any(|&b| b != 0xa5), "{} ({}) wrote no key table", k.name, k.set);
+        let beyond = table[BASE_TABLE_BYTES..].iter().position(|&b| b != 0xa5);
+        assert_eq!(beyond, None, "{} ({}, {}) wrote past the common part", k.name, k.set, k.role);
+    }
+}

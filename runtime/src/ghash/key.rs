@@ -5,8 +5,7 @@
 //! * none: a call of one block runs the update against a 144-byte table on the stack holding H^1 and its
 //!   half-sum, computed in a few instructions ([`portable::first_power`]) and wiped after the call. Every set's
 //!   update reads only those two entries for one block.
-//! * the common part: H^1..H^8 and their half-sums (256 bytes, inside the shared state, no allocation of its
-//!   own), from the set's `init_base` (the x86_64 ymm and zmm sets: the xmm set's init) or its `init` (the other
+//! * the common part: H^1..H^8 and their half-sums (256 bytes, inside the shared state), from the set's `init_base` (the x86_64 ymm and zmm sets: the xmm set's init) or its `init` (the other
 //!   sets fill nothing more). Those sets' updates read nothing else; the ymm and zmm sets' read nothing else
 //!   for fewer than [`BASE_UPDATE_BLOCKS`] + 1 blocks, so longer calls go in runs of that many.
 //! * the whole table (the ymm and zmm sets only): 2 KiB on the heap, from the set's `init`, made when a call
@@ -15,12 +14,12 @@
 use super::dispatch::{HashKernels, UpdateFn};
 use super::portable;
 use std::cell::UnsafeCell;
-use std::sync::{Arc, Once, OnceLock};
+use std::sync::{Arc, Once};
 use zeroize::Zeroize;
 
 /// Size of the key table a backend may fill (powers of H and their Karatsuba half-sums: 256 bytes common to
 /// every backend, 2 KiB for the x86_64 ymm and zmm sets' H^1..H^64).
-pub(crate) const TABLE_BYTES: usize = 2048;
+const TABLE_BYTES: usize = 2048;
 // The kernels' own figure, where this build has the kernels crate (the JIT, the interpreter).
 #[cfg(any(feature = "jit", feature = "interp"))]
 const _: () = assert!(TABLE_BYTES == asmgen_kernels::ghash::KEY_TABLE_BYTES);
@@ -70,21 +69,52 @@ struct BaseTable([u128; BASE_BYTES / 16]);
 #[repr(C, align(16))]
 struct FirstPower([u8; 144]);
 
-/// What the clones of a key share: the key, and each level once it is computed.
+/// What the clones of a key share: each level once it is computed. Every byte of it is written when it is
+/// made (no padding, no uninitialised slot: `repr(C)`, sizes checked below), so that its heap block never
+/// carries what the block's previous owner left there.
+#[repr(C)]
 struct Levels {
-    h: [u8; 16],
     base: UnsafeCell<BaseTable>,
+    whole: UnsafeCell<Option<Box<KeyTable>>>,
     base_filled: Once,
-    whole: OnceLock<Box<KeyTable>>,
+    whole_filled: Once,
+    padding: [u8; LEVELS_PADDING],
 }
 
-// SAFETY: `base` is written only inside `base_filled.call_once` and read only after it returned (the `Once`
-// orders the write before every read); the other fields are `Sync`.
+/// The bytes [`Levels`] needs after its fields to fill its 16-byte alignment (a `Once` is 4 bytes on most
+/// targets, a pointer on some).
+const LEVELS_PADDING: usize = (16 - (BASE_BYTES + 8 + 2 * std::mem::size_of::<Once>()) % 16) % 16;
+/// The bytes [`HashKey`] needs after its fields to fill its 8-byte alignment.
+const KEY_PADDING: usize = (8 - std::mem::size_of::<Once>() % 8) % 8;
+
+const _: () = {
+    let once = std::mem::size_of::<Once>();
+    let levels = BASE_BYTES + std::mem::size_of::<Option<Box<KeyTable>>>() + 2 * once + LEVELS_PADDING;
+    assert!(std::mem::size_of::<Levels>() == levels);
+    let key = 8 + 16 + std::mem::size_of::<Option<Arc<Levels>>>() + once + KEY_PADDING;
+    assert!(std::mem::size_of::<HashKey>() == key);
+};
+
+// SAFETY: `base` and `whole` are each written only inside their `Once`'s `call_once` and read only after it
+// returned (the `Once` orders the write before every read); `Box<KeyTable>` is `Send + Sync`.
 unsafe impl Sync for Levels {}
+// SAFETY: as above; the fields are owned data.
+unsafe impl Send for Levels {}
+
+impl Levels {
+    fn new() -> Arc<Levels> {
+        Arc::new(Levels {
+            base: UnsafeCell::new(BaseTable([0; BASE_BYTES / 16])),
+            whole: UnsafeCell::new(None),
+            base_filled: Once::new(),
+            whole_filled: Once::new(),
+            padding: [0; LEVELS_PADDING],
+        })
+    }
+}
 
 impl Drop for Levels {
     fn drop(&mut self) {
-        self.h.zeroize();
         if self.base_filled.is_completed() {
             // SAFETY: called from `drop` (no other reference); all-zero words are a valid table.
             unsafe { crate::wipe_object(self.base.get_mut()) };
@@ -94,24 +124,55 @@ impl Drop for Levels {
 }
 
 /// A GHASH or POLYVAL key on one backend, its table filled level by level as updates need it (see the module
-/// doc). Clones share the levels (an [`Arc`]): keying once and cloning per message computes nothing per clone.
-#[derive(Clone)]
+/// doc). The levels live in an [`Arc`] made when the first of them is needed or the key is first cloned (a
+/// one-block message under a fresh key allocates nothing); clones share them, so keying once and cloning per
+/// message computes nothing per clone. Like [`Levels`], every byte of it is initialised (an owner that wipes
+/// itself whole and writes the key back copies no stale bytes).
+#[repr(C)]
 pub(crate) struct HashKey {
     kernels: &'static HashKernels,
-    levels: Arc<Levels>,
+    h: [u8; 16],
+    levels: UnsafeCell<Option<Arc<Levels>>>,
+    levels_made: Once,
+    padding: [u8; KEY_PADDING],
+}
+
+// SAFETY: `levels` is written only inside `levels_made.call_once` and read after it returned; `Arc<Levels>` is
+// `Send + Sync`.
+unsafe impl Sync for HashKey {}
+// SAFETY: as above.
+unsafe impl Send for HashKey {}
+
+impl Clone for HashKey {
+    fn clone(&self) -> HashKey {
+        let levels = Arc::clone(self.levels());
+        HashKey {
+            kernels: self.kernels,
+            h: self.h,
+            levels: UnsafeCell::new(Some(levels)),
+            levels_made: made(),
+            padding: [0; KEY_PADDING],
+        }
+    }
+}
+
+/// A `Once` already completed.
+fn made() -> Once {
+    let once = Once::new();
+    once.call_once(|| {});
+    once
+}
+
+impl Drop for HashKey {
+    fn drop(&mut self) {
+        self.h.zeroize();
+    }
 }
 
 impl HashKey {
     /// `h` on `kernels`; computes nothing yet.
     pub(crate) fn new(kernels: &'static HashKernels, h: &[u8; 16]) -> HashKey {
-        let levels = Levels {
-            h: *h,
-            // Zeroed, not left uninitialised: the block may hold whatever its last owner freed.
-            base: UnsafeCell::new(BaseTable([0; BASE_BYTES / 16])),
-            base_filled: Once::new(),
-            whole: OnceLock::new(),
-        };
-        HashKey { kernels, levels: Arc::new(levels) }
+        HashKey { kernels, h: *h, levels: UnsafeCell::new(None), levels_made: Once::new(), padding: [0; KEY_PADDING] }
     }
 
     /// The backend.
@@ -119,15 +180,34 @@ impl HashKey {
         self.kernels
     }
 
+    /// The shared levels, made now if they were not.
+    fn levels(&self) -> &Arc<Levels> {
+        self.levels_made.call_once(|| {
+            // SAFETY: inside `call_once`, the only writer.
+            unsafe { *self.levels.get() = Some(Levels::new()) };
+        });
+        // SAFETY: written above or by an earlier `call_once`, ordered before this read by the `Once`.
+        unsafe { (*self.levels.get()).as_ref().expect("made") }
+    }
+
+    /// The shared levels if they were made.
+    fn levels_if_made(&self) -> Option<&Levels> {
+        if !self.levels_made.is_completed() {
+            return None;
+        }
+        // SAFETY: completed, so written and ordered before this read.
+        unsafe { (*self.levels.get()).as_deref() }
+    }
+
     /// The common part of the table (filled now if it was not): for the fused GCM kernels, and the updates of
     /// the sets that have no extension.
     pub(crate) fn base(&self) -> *const u8 {
-        let l = &*self.levels;
+        let l = self.levels();
         l.base_filled.call_once(|| {
             let init = self.kernels.init_base.unwrap_or(self.kernels.init);
             // SAFETY: inside `call_once`, the only writer; the base-only inits write the first 256 bytes of
             // the table and nothing else, and `h` is 16 bytes.
-            unsafe { init(l.base.get().cast(), l.h.as_ptr()) };
+            unsafe { init(l.base.get().cast(), self.h.as_ptr()) };
         });
         l.base.get().cast_const().cast()
     }
@@ -137,16 +217,27 @@ impl HashKey {
         if self.kernels.init_base.is_none() {
             return self.base();
         }
-        let l = &*self.levels;
-        l.whole.get_or_init(|| KeyTable::filled(self.kernels.init, &l.h)).as_ptr()
+        let l = self.levels();
+        l.whole_filled.call_once(|| {
+            // SAFETY: inside `call_once`, the only writer.
+            unsafe { *l.whole.get() = Some(KeyTable::filled(self.kernels.init, &self.h)) };
+        });
+        // SAFETY: filled above (or by an earlier `call_once`, ordered before this read by the `Once`).
+        unsafe { (*l.whole.get()).as_ref().expect("filled").as_ptr() }
     }
 
     /// Whether the whole table is filled (for a set with an extension; the common part for the others).
     fn whole_filled(&self) -> bool {
+        let Some(l) = self.levels_if_made() else { return false };
         match self.kernels.init_base {
-            Some(_) => self.levels.whole.get().is_some(),
-            None => self.levels.base_filled.is_completed(),
+            Some(_) => l.whole_filled.is_completed(),
+            None => l.base_filled.is_completed(),
         }
+    }
+
+    /// Whether the common part is filled.
+    fn base_filled(&self) -> bool {
+        self.levels_if_made().is_some_and(|l| l.base_filled.is_completed())
     }
 
     /// Absorbs the whole blocks of `data` (its length a multiple of 16) into `state` with `update`, a kernel of
@@ -164,9 +255,9 @@ impl HashKey {
         }
         if fixed || self.whole_filled() || n >= WHOLE_TABLE_BLOCKS {
             call(self.whole(), data);
-        } else if n == 1 && !self.levels.base_filled.is_completed() {
+        } else if n == 1 && !self.base_filled() {
             let mut one = FirstPower([0; 144]);
-            portable::first_power(&mut one.0, &self.levels.h, self.kernels.reflected);
+            portable::first_power(&mut one.0, &self.h, self.kernels.reflected);
             call(one.0.as_ptr(), data);
             one.0[..16].zeroize();
             one.0[128..].zeroize();
