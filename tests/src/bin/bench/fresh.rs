@@ -22,6 +22,20 @@ pub const KINDS: [(&str, Option<i32>); 7] = [
 /// The suffix that names a new-key family.
 pub const SUFFIX: &str = "-NEW-KEY";
 
+/// What a new key costs per message, in cycles: the new-key contender's time per message less the one-key
+/// contender's (`[1]` and `[2]` of the table), per size, from `(ns/B new key, ns/B one key, GHz)` per size.
+pub fn key_cost(rows: &[(f64, f64, Option<f64>)], sizes: &[usize]) -> String {
+    let cost: Vec<String> = rows
+        .iter()
+        .zip(sizes)
+        .map(|(&(fresh, one, ghz), &size)| match ghz {
+            Some(g) => format!("{size} B: {:.0}", (fresh - one) * size as f64 * g),
+            None => format!("{size} B: {:.0} ns", (fresh - one) * size as f64),
+        })
+        .collect();
+    format!("a new key costs, in cycles per message ([1] less [2]): {}", cost.join(", "))
+}
+
 /// A 32-byte key that differs for every call (a counter in its first and last 8 bytes), so no contender can
 /// keep work from one message for the next.
 fn next_key(n: &mut u64) -> [u8; 32] {

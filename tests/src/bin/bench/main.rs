@@ -934,6 +934,9 @@ fn family(kind: &str, mode: Option<i32>, decrypt: bool, libs: Libs, msg: &[u8]) 
         line += &row.ghz.map(|g| format!(" | {g:.2}")).unwrap_or_else(|| " |    -".into());
         println!("{line}");
     }
+    if kind.ends_with(fresh::SUFFIX) {
+        println!("{}", fresh::key_cost(&rows.iter().map(|r| (r.ns[0], r.ns[1], r.ghz)).collect::<Vec<_>>(), &SIZES));
+    }
     let series = cs
         .iter()
         .enumerate()
