@@ -71,10 +71,57 @@ fn inv_shift_rows_rol(n: usize) -> [u8; 16] {
 pub struct GfniConsts {
     /// The maps (matrices and constants).
     pub maps: gfni::GfniRound,
+    /// `enter` (`M1`, no constant: the state into the domain).
+    pub enter: Label,
     /// `leave` (`M1^-1`).
     pub leave: Label,
     /// `vpshufb` controls rotating each dword left by 8, 16, 24.
     pub rol: [Label; 3],
+}
+
+/// The key schedules' `CK` table: `ck` as 32 little-endian words, then four zero words, so that a round may
+/// read 16 bytes at the next round's word (the last round's read, whose value goes unused, stays inside).
+fn key_ck_table(ck: [u32; 32]) -> Vec<u8> {
+    ck.iter().chain(&[0; 4]).flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// The AES-NI key schedule's `CK` table ([`key_ck_table`] of `CK`), 144 bytes.
+pub fn key_ck(b: &mut B) -> Label {
+    b.constant(
+        "sm4_ck_key",
+        16,
+        "CK[0..32], then 16 zero bytes (the key schedule reads 16 bytes a word)",
+        &key_ck_table(CK),
+    )
+}
+
+/// The GFNI key schedule's own constants ([`gfni::key_round`], [`gfni::key_ck`]).
+pub struct GfniKeyConsts {
+    /// The matrices of the terms rotated by 0, 8, 16 and 24 bits, and their affine constants.
+    pub rot: [(Label, u8); 4],
+    /// `CK` mapped into the domain, then four zero words, 144 bytes.
+    pub ck: Label,
+}
+
+impl GfniKeyConsts {
+    /// Registers the GFNI key schedule's constants with `b`.
+    pub fn new(b: &mut B) -> GfniKeyConsts {
+        let r = gfni::key_round();
+        let terms =
+            [(0, r.rot0, "M1*S"), (8, r.rot8, "M1*P5*S"), (16, r.rot16, "M1*(Q3+P7)*S"), (24, r.rot24, "M1*Q1*S")];
+        let rot = terms.map(|(n, a, what)| {
+            let bytes = gfni::qword(&a.m).to_le_bytes().repeat(2);
+            let what = format!("GFNI matrix {what} (key schedule: the term of L' rotated by {n})");
+            (b.constant(&format!("sm4_gfni_key_rot{n}"), 16, &what, &bytes), a.c)
+        });
+        let ck = b.constant(
+            "sm4_gfni_key_ck",
+            16,
+            "M1*CK[i] ^ c1 for i = 0..32, then 16 zero bytes (CK in the key schedule's domain)",
+            &key_ck_table(gfni::key_ck()),
+        );
+        GfniKeyConsts { rot, ck }
+    }
 }
 
 /// The read-only constants of the SM4 listing, registered in one function.
@@ -175,7 +222,7 @@ impl Consts {
         let bswap32 = b.constant("sm4_bswap32", 32, "vpshufb: byte-swap each dword", &twice(perm(|i| i ^ 3)));
         Consts {
             sbox: Sbox::Gfni,
-            gfni: Some(GfniConsts { maps, leave, rol: rol.clone() }),
+            gfni: Some(GfniConsts { maps, enter: key.clone(), leave, rol: rol.clone() }),
             tables_gfni: vec![rot0, rot8, rot24, key.clone()],
             pre: (key.clone(), key.clone()),
             post: (key.clone(), key.clone()),
