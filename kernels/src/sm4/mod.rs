@@ -499,15 +499,21 @@ pub mod gfni {
         pub rot24: Affine,
     }
 
+    /// The byte-wise linear maps of the key schedule's `L'` (see [`GfniKeyRound`]): `I`, `P5`, `Q3+P7` and `Q1`,
+    /// whose images of `B` are rotated by 0, 8, 16 and 24 bits.
+    pub fn key_linear_maps() -> [Matrix; 4] {
+        [Matrix(std::array::from_fn(|i| 1 << i)), shl(5), add(&shr(3), &shl(7)), shr(1)]
+    }
+
     /// The key-schedule round maps (see [`GfniKeyRound`]).
     pub fn key_round() -> GfniKeyRound {
         let (pre, post) = sbox();
-        let id = Matrix(std::array::from_fn(|i| 1 << i));
         let term = |r: Matrix| {
             let m = pre.m.mul(&r);
             Affine { m: m.mul(&post.m), c: m.apply(post.c) }
         };
-        GfniKeyRound { rot0: term(id), rot8: term(shl(5)), rot16: term(add(&shr(3), &shl(7))), rot24: term(shr(1)) }
+        let [rot0, rot8, rot16, rot24] = key_linear_maps().map(term);
+        GfniKeyRound { rot0, rot8, rot16, rot24 }
     }
 
     /// `CK[i]` mapped into the key schedule's domain, constant included: `M1·CK[i] ^ c1` on every byte, so that

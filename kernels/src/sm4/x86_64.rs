@@ -47,6 +47,7 @@ pub mod xts;
 pub(crate) use batch::*;
 pub use cipher::*;
 pub use consts::*;
+use nibble::{load_table, lookup_in_memory, nibbles};
 pub use roles::*;
 pub use set::{Sbox, Set};
 pub use width::*;
@@ -464,7 +465,7 @@ pub fn serial_mode(mode: Serial, set: Set, abi: Abi) -> Result<Function<X86_64>,
 
 /// The registers of the key schedules beside [`GROUPS`]`[0]` (the words `K[i..i+4]`, word `i + j` in register
 /// `j`, dword 0; the other dwords are never read): the S-box input `u` of this round and `s` of the next, `p`, and
-/// a round's scratch.
+/// a round's scratch ([`KEY_T`]; the AES-NI schedule also xmm12-xmm15, where the GFNI one keeps its matrices).
 const KEY_U: V = V(4);
 /// See [`KEY_U`].
 const KEY_S: V = V(5);
@@ -544,40 +545,60 @@ fn key_schedule(b: &mut B, [re, rd, key]: [Gpr; 3], (bswap, fk, ck): (&Label, &L
     b.cmp(ckp, end);
     b.jnz(&lp);
     b.comment("Clear the key material from the vector registers.");
-    for j in 0..12 {
+    for j in 0..16 {
         b.vpxor(V(j).x(), V(j).x(), V(j).x());
     }
 }
 
-/// `asmgen_sm4_expand_key_avx(rk_enc, rk_dec, key)`: the key schedule, both orders, with the AES-NI S-box
-/// ([`sbox`]); [`key_schedule`]'s frame, `L'(B)` summed as a tree of the five shifts.
+/// `asmgen_sm4_expand_key_avx(rk_enc, rk_dec, key)`: the key schedule, both orders, with AES-NI, the words kept
+/// in the pre-affine map's domain `Y = M1·K` ([`AesKeyConsts`]); [`key_schedule`]'s frame.
+///
+/// The S-box input goes straight into `aesenclast`, and the post-affine map, `L'` and `M1` are four nibble
+/// lookups `Hk` of its output `y`, each undone ShiftRows and rotated by `k` bits with one `vpshufb`:
+/// `s ^= isr0(H0(y)) ^ isr8(H8(y)) ^ isr16(H16(y)) ^ isr24(H24(y))`. `s` joins the first term before its
+/// shuffle (as `ShiftRows(s)`, off the chain), so the terms add as a tree of depth two. From one S-box input to
+/// the next: `aesenclast` and 7 dependent vector ops (the nibble split's 2, lookup, xor, shuffle, two xors).
 pub fn expand_key(abi: Abi) -> Result<Function<X86_64>, GenError> {
     let mut b = B::new("asmgen_sm4_expand_key_avx", abi, &Set::Avx.features());
     crate::doc_role(&mut b, Role::ExpandKey);
     b.doc("K = MK ^ FK, rk[i] = K[i+4] = K[i] ^ L'(S(K[i+1] ^ K[i+2] ^ K[i+3] ^ CK[i])), L'(B) = B ^ rol(B, 13) ^");
-    b.doc("rol(B, 23); each round computes the next round's S-box input, the xors that do not wait for the S-box");
-    b.doc("off the chain, and L' as a tree.");
+    b.doc("rol(B, 23), with the words in the S-box's pre-affine domain M1*K: per round aesenclast, four nibble");
+    b.doc("lookups (post-affine map, L' and M1 in one), four vpshufb, and the xors that do not wait for the S-box");
+    b.doc("off the chain.");
     let params = role::params(&mut b, Role::ExpandKey);
     let c = Consts::new(&mut b, Sbox::AesNi);
-    let ck = key_ck(&mut b);
-    c.load_tables(&mut b, Width::X);
+    let k = AesKeyConsts::new(&mut b);
     let w = Width::X;
-    let add_t = |b: &mut B, u: V, s: V| {
-        let [t0, t1, t2, t3, t4] = KEY_T;
-        sbox(b, &c, w, u, t0);
-        vshufb(b, w, t0, u, rip(&c.isr_rol[0]));
-        vslld(b, w, t1, t0, 13);
-        vsrld(b, w, t2, t0, 19);
-        vslld(b, w, t3, t0, 23);
-        vsrld(b, w, t4, t0, 9);
-        vxor(b, w, s, s, t0);
-        vxor(b, w, t1, t1, t2);
-        vxor(b, w, t3, t3, t4);
-        vxor(b, w, s, s, t1);
-        vxor(b, w, s, s, t3);
+    // The nibble map `tables` of `v` into `v`; clobbers `t`.
+    let map = |b: &mut B, v: V, t: [V; 3], tables: &(Label, Label)| {
+        nibbles(b, &c, w, v, t[0]);
+        lookup_in_memory(b, w, v, [t[1], t[2]], [v, t[0]], tables);
     };
-    let none = |_: &mut B, _: V| {};
-    key_schedule(&mut b, params, (&c.bswap32, &c.fk, &ck), KeyDomain { into: &none, out: &none, add_t: &add_t });
+    let add_t = |b: &mut B, u: V, s: V| {
+        let h = KEY_T[0];
+        let t: [[V; 2]; 4] = std::array::from_fn(|n| [V(8 + 2 * n as u8), V(9 + 2 * n as u8)]);
+        b.vaesenclast(u.x(), u.x(), rip(&c.zero));
+        nibbles(b, &c, w, u, h);
+        vshufb(b, w, s, s, rip(&k.shift_rows));
+        for (n, ([lo, hi], (llo, lhi))) in t.iter().zip(&k.h).enumerate() {
+            load_table(b, w, *lo, llo);
+            vshufb(b, w, *lo, *lo, u);
+            load_table(b, w, *hi, lhi);
+            vshufb(b, w, *hi, *hi, h);
+            if n == 0 {
+                vxor(b, w, *lo, *lo, s);
+            }
+            vxor(b, w, *lo, *lo, *hi);
+            vshufb(b, w, *lo, *lo, rip(&c.isr_rol[n]));
+        }
+        let [t0, t8, t16, t24] = t.map(|[lo, _]| lo);
+        vxor(b, w, t8, t8, t16);
+        vxor(b, w, s, t0, t24);
+        vxor(b, w, s, s, t8);
+    };
+    let into = |b: &mut B, v: V| map(b, v, [V(12), V(13), V(14)], &k.enter);
+    let out = |b: &mut B, v: V| map(b, v, [V(12), V(13), V(14)], &k.leave);
+    key_schedule(&mut b, params, (&c.bswap32, &c.fk, &k.ck), KeyDomain { into: &into, out: &out, add_t: &add_t });
     b.finish()
 }
 
