@@ -551,7 +551,7 @@ fn key_schedule(b: &mut B, [re, rd, key]: [Gpr; 3], (bswap, fk, ck): (&Label, &L
 }
 
 /// `asmgen_sm4_expand_key_avx(rk_enc, rk_dec, key)`: the key schedule, both orders, with AES-NI, the words kept
-/// in the pre-affine map's domain `Y = M1·K` ([`AesKeyConsts`]); [`key_schedule`]'s frame.
+/// in the pre-affine map's domain `Y = M1·K` ([`AesKeyConsts`]); the frame is `key_schedule`'s.
 ///
 /// The S-box input goes straight into `aesenclast`, and the post-affine map, `L'` and `M1` are four nibble
 /// lookups `Hk` of its output `y`, each undone ShiftRows and rotated by `k` bits with one `vpshufb`:
@@ -605,7 +605,7 @@ pub fn expand_key(abi: Abi) -> Result<Function<X86_64>, GenError> {
 /// `asmgen_sm4_expand_key_gfni(rk_enc, rk_dec, key)`: the key schedule, both orders, with GFNI
 /// ([`gfni::key_round`](crate::sm4::gfni::key_round)): the words kept in the domain `Y = M1·K`, so the S-box
 /// input goes straight into `vgf2p8affineinvqb`, whose four matrices give `M1·L'(S(u))`'s terms, three of them
-/// rotated by `vpshufb`; [`key_schedule`]'s frame.
+/// rotated by `vpshufb`; the frame is `key_schedule`'s.
 pub fn expand_key_gfni(abi: Abi) -> Result<Function<X86_64>, GenError> {
     let mut b = B::new("asmgen_sm4_expand_key_gfni", abi, &Set::Gfni.features());
     crate::doc_role(&mut b, Role::ExpandKey);
