@@ -50,6 +50,8 @@ extern "C" {
  */
 /* requires AES, AVX */
 void asmgen_sm4_expand_key_avx(uint8_t *rk_enc, uint8_t *rk_dec, const uint8_t *key);
+/* requires AVX, GFNI */
+void asmgen_sm4_expand_key_gfni(uint8_t *rk_enc, uint8_t *rk_dec, const uint8_t *key);
 
 /*
  * ecb: SM4-ECB: dst[i] = E(src[i]) for nblocks 16-byte blocks; with rk = rk_dec it decrypts.
@@ -354,8 +356,8 @@ void asmgen_sm4_ccm_dec_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t 
  * same set (a set's round keys and tables suit its own functions).
  *
  * x86_64-gfni-avx512: GFNI + AVX-512: the batch modes and XTS on zmm (vprold, vpternlogq; XTS tweaks by vpclmulqdq), 48 blocks in flight; the rest is the GFNI + AVX2 set's. No fused GCM kernel: GCM is ctr and the zmm GHASH kernels over a few KiB at a time, faster than the ymm fused kernel.
- *   requires AES, AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW
- *   expand_key         asmgen_sm4_expand_key_avx
+ *   requires AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW
+ *   expand_key         asmgen_sm4_expand_key_gfni
  *   ecb                asmgen_sm4_ecb_gfni512
  *   ctr                asmgen_sm4_ctr_gfni512
  *   cbc_dec            asmgen_sm4_cbc_dec_gfni512
@@ -373,8 +375,7 @@ void asmgen_sm4_ccm_dec_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t 
  *   cbc_mac            asmgen_sm4_cbc_mac_gfni
  *   ccm_enc            asmgen_sm4_ccm_enc_gfni
  *   ccm_dec            asmgen_sm4_ccm_dec_gfni
- *   takes from x86_64-aesni-avx: expand_key
- *   takes from x86_64-gfni-avx2: cbc_enc, cfb_enc, cbc_mac, ccm_enc, ccm_dec
+ *   takes from x86_64-gfni-avx2: expand_key, cbc_enc, cfb_enc, cbc_mac, ccm_enc, ccm_dec
  *
  * x86_64-vaes-avx512: VAES + AVX-512: the batch modes and XTS on zmm (vaesenclast, vprold, vpternlogq; XTS tweaks by vpclmulqdq), 48 blocks in flight; the rest is the VAES + AVX2 set's. No fused GCM kernel: GCM is ctr and the zmm GHASH kernels over a few KiB at a time, faster than the ymm fused kernel.
  *   requires AES, AVX, AVX2, VAES, VPCLMULQDQ, AVX512F, AVX512BW
@@ -399,8 +400,8 @@ void asmgen_sm4_ccm_dec_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t 
  *   takes from x86_64-aesni-avx: expand_key, cbc_enc, cfb_enc, cbc_mac, ccm_enc, ccm_dec
  *
  * x86_64-gfni-avx2: GFNI + AVX2: the S-box in two affine instructions, 16 blocks in flight; every mode has its kernel.
- *   requires AES, PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, GFNI
- *   expand_key         asmgen_sm4_expand_key_avx
+ *   requires PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, GFNI
+ *   expand_key         asmgen_sm4_expand_key_gfni
  *   ecb                asmgen_sm4_ecb_gfni
  *   ctr                asmgen_sm4_ctr_gfni
  *   cbc_dec            asmgen_sm4_cbc_dec_gfni
@@ -420,7 +421,6 @@ void asmgen_sm4_ccm_dec_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t 
  *   gcm_dec            asmgen_sm4_gcm_dec_gfni
  *   ccm_enc            asmgen_sm4_ccm_enc_gfni
  *   ccm_dec            asmgen_sm4_ccm_dec_gfni
- *   takes from x86_64-aesni-avx: expand_key
  *
  * x86_64-vaes-avx2: VAES + AVX2: vaesenclast on whole ymm registers for the parallel modes; serial modes and the key schedule are AVX.
  *   requires AES, PCLMULQDQ, AVX, AVX2, VAES

@@ -150,6 +150,8 @@ extern "C" {
     pub fn asmgen_sm4_gcm_enc_vaes(rk_enc: *const u8, htable: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, state: *mut u8);
     /// `asmgen_sm4_gcm_dec_vaes` (sm4.S): requires AES, PCLMULQDQ, AVX, AVX2, VAES.
     pub fn asmgen_sm4_gcm_dec_vaes(rk_enc: *const u8, htable: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, state: *mut u8);
+    /// `asmgen_sm4_expand_key_gfni` (sm4.S): requires AVX, GFNI.
+    pub fn asmgen_sm4_expand_key_gfni(rk_enc: *mut u8, rk_dec: *mut u8, key: *const u8);
     /// `asmgen_sm4_cbc_enc_gfni` (sm4.S): requires AVX, GFNI.
     pub fn asmgen_sm4_cbc_enc_gfni(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
     /// `asmgen_sm4_cfb_enc_gfni` (sm4.S): requires AVX, GFNI.
@@ -289,9 +291,9 @@ pub const SETS: &[KernelSet] = &[
     KernelSet {
         name: "x86_64-gfni-avx512",
         listing: "sm4",
-        features: &["AES", "AVX", "AVX2", "VPCLMULQDQ", "GFNI", "AVX512F", "AVX512BW"],
+        features: &["AVX", "AVX2", "VPCLMULQDQ", "GFNI", "AVX512F", "AVX512BW"],
         kernels: &[
-            Kernel { role: "expand_key", symbol: "asmgen_sm4_expand_key_avx", entry: asmgen_sm4_expand_key_avx as *const () },
+            Kernel { role: "expand_key", symbol: "asmgen_sm4_expand_key_gfni", entry: asmgen_sm4_expand_key_gfni as *const () },
             Kernel { role: "ecb", symbol: "asmgen_sm4_ecb_gfni512", entry: asmgen_sm4_ecb_gfni512 as *const () },
             Kernel { role: "ctr", symbol: "asmgen_sm4_ctr_gfni512", entry: asmgen_sm4_ctr_gfni512 as *const () },
             Kernel { role: "cbc_dec", symbol: "asmgen_sm4_cbc_dec_gfni512", entry: asmgen_sm4_cbc_dec_gfni512 as *const () },
@@ -345,9 +347,9 @@ pub const SETS: &[KernelSet] = &[
     KernelSet {
         name: "x86_64-gfni-avx2",
         listing: "sm4",
-        features: &["AES", "PCLMULQDQ", "AVX", "AVX2", "VPCLMULQDQ", "GFNI"],
+        features: &["PCLMULQDQ", "AVX", "AVX2", "VPCLMULQDQ", "GFNI"],
         kernels: &[
-            Kernel { role: "expand_key", symbol: "asmgen_sm4_expand_key_avx", entry: asmgen_sm4_expand_key_avx as *const () },
+            Kernel { role: "expand_key", symbol: "asmgen_sm4_expand_key_gfni", entry: asmgen_sm4_expand_key_gfni as *const () },
             Kernel { role: "ecb", symbol: "asmgen_sm4_ecb_gfni", entry: asmgen_sm4_ecb_gfni as *const () },
             Kernel { role: "ctr", symbol: "asmgen_sm4_ctr_gfni", entry: asmgen_sm4_ctr_gfni as *const () },
             Kernel { role: "cbc_dec", symbol: "asmgen_sm4_cbc_dec_gfni", entry: asmgen_sm4_cbc_dec_gfni as *const () },

@@ -73,8 +73,9 @@
 //! (GCM also needs PCLMULQDQ; the AVX2 set takes its key schedule, serial modes and CCM from `avx`: CCM's
 //! CBC-MAC is serial, and the CTR block rides in a spare lane of the MAC's rounds). `vaes` (VAES + AVX2:
 //! `vaesenclast` on whole ymm registers) covers the parallel modes, XTS and GCM; `gfni` (GFNI + AVX2) covers
-//! every mode but the key schedule, with the S-box in GFNI's affine instructions and the state kept in the
-//! pre-affine's domain (see [`gfni`]): three `vgf2p8affineinvqb` and three `vpshufb` per round.
+//! every mode and the key schedule, with the S-box in GFNI's affine instructions and the state kept in the
+//! pre-affine's domain (see [`gfni`]): three `vgf2p8affineinvqb` and three `vpshufb` per round (the key
+//! schedule: four and three, [`gfni::key_round`]).
 //!
 //! aarch64 sets: `ce` (the SM4 extension: `sm4e`, `sm4ekey`; 8 blocks in flight) for the key schedule, ECB,
 //! CTR, CBC, CFB, CBC-MAC, XTS, GCM encryption and decryption (fused with PMULL GHASH) and CCM; `neon` (plain
@@ -478,6 +479,50 @@ pub mod gfni {
         }
     }
 
+    /// The maps of a key-schedule round in the domain `Y = M1·K` (the GFNI key schedule).
+    ///
+    /// The key schedule's linear layer is `L'(B) = B ^ rol(B, 13) ^ rol(B, 23)`. With `Pn` = byte-wise `<< n`
+    /// and `Qn` = byte-wise `>> n`, `rol(B, 5) = P5·B ^ rol(Q3·B, 8)` and `ror(B, 1) = Q1·B ^ rol(P7·B, 24)` on a
+    /// 32-bit word, so `L'(B) = B ^ rol(P5·B, 8) ^ rol((Q3+P7)·B, 16) ^ rol(Q1·B, 24)`: four byte-wise linear
+    /// maps of `B`, each then rotated by whole bytes. With `u = Y1 ^ Y2 ^ Y3 ^ ck[i]` (`ck` = [`key_ck`]) and
+    /// `B = post·inv(u)`, the new word is `Y0 ^ M1·L'(B)`, each `M1·R·B` one `vgf2p8affineinvqb(u, M1·R·post.m,
+    /// M1·R·post.c)`.
+    #[derive(Clone, Copy, Debug)]
+    pub struct GfniKeyRound {
+        /// `M1·S`: the unrotated term.
+        pub rot0: Affine,
+        /// `M1·P5·S`: rotated by 8.
+        pub rot8: Affine,
+        /// `M1·(Q3+P7)·S`: rotated by 16.
+        pub rot16: Affine,
+        /// `M1·Q1·S`: rotated by 24.
+        pub rot24: Affine,
+    }
+
+    /// The byte-wise linear maps of the key schedule's `L'` (see [`GfniKeyRound`]): `I`, `P5`, `Q3+P7` and `Q1`,
+    /// whose images of `B` are rotated by 0, 8, 16 and 24 bits.
+    pub fn key_linear_maps() -> [Matrix; 4] {
+        [Matrix(std::array::from_fn(|i| 1 << i)), shl(5), add(&shr(3), &shl(7)), shr(1)]
+    }
+
+    /// The key-schedule round maps (see [`GfniKeyRound`]).
+    pub fn key_round() -> GfniKeyRound {
+        let (pre, post) = sbox();
+        let term = |r: Matrix| {
+            let m = pre.m.mul(&r);
+            Affine { m: m.mul(&post.m), c: m.apply(post.c) }
+        };
+        let [rot0, rot8, rot16, rot24] = key_linear_maps().map(term);
+        GfniKeyRound { rot0, rot8, rot16, rot24 }
+    }
+
+    /// `CK[i]` mapped into the key schedule's domain, constant included: `M1·CK[i] ^ c1` on every byte, so that
+    /// `Y1 ^ Y2 ^ Y3 ^ key_ck()[i]` is the S-box's pre-affine image of `K1 ^ K2 ^ K3 ^ CK[i]`.
+    pub fn key_ck() -> [u32; 32] {
+        let (pre, _) = sbox();
+        super::CK.map(|w| u32::from_le_bytes(w.to_le_bytes().map(|x| pre.apply(x))))
+    }
+
     #[cfg(test)]
     mod tests {
         use super::super::{SBOX, SM4_POLY};
@@ -535,6 +580,40 @@ pub mod gfni {
                 let a24 = bytes(u, |v| affine_inv(v, r24.0, r24.1));
                 let y4 = y0 ^ a0 ^ a8.rotate_left(8) ^ a8.rotate_left(16) ^ a24.rotate_left(24);
                 assert_eq!(bytes(y4, |v| affine(v, l, 0)), want);
+            }
+        }
+
+        /// The GFNI key schedule as the kernel runs it (the words in the domain, `key_ck`, the four terms of
+        /// [`key_round`] rotated by whole bytes) gives the reference's round keys.
+        #[test]
+        fn key_schedule_in_the_domain_is_sm4s() {
+            let r = round();
+            let kr = key_round();
+            let (e, l) = (qword(&r.enter), qword(&r.leave));
+            let terms = [kr.rot0, kr.rot8, kr.rot16, kr.rot24].map(|a| (qword(&a.m), a.c));
+            let ck = key_ck();
+            let mut s = 0x0bad_5eedu32;
+            for _ in 0..200 {
+                let key: [u8; 16] = std::array::from_fn(|_| {
+                    s ^= s << 13;
+                    s ^= s >> 17;
+                    s ^= s << 5;
+                    s as u8
+                });
+                let want = super::super::reference::expand(&key);
+                let mut y: [u32; 4] = std::array::from_fn(|i| {
+                    let k = u32::from_be_bytes(key[4 * i..4 * i + 4].try_into().unwrap()) ^ super::super::FK[i];
+                    bytes(k, |v| affine(v, e, 0))
+                });
+                for (i, &w) in want.iter().enumerate() {
+                    let u = y[1] ^ y[2] ^ y[3] ^ ck[i];
+                    let mut n = y[0];
+                    for (k, &(m, c)) in terms.iter().enumerate() {
+                        n ^= bytes(u, |v| affine_inv(v, m, c)).rotate_left(8 * k as u32);
+                    }
+                    y = [y[1], y[2], y[3], n];
+                    assert_eq!(bytes(n, |v| affine(v, l, 0)), w, "round key {i} of {key:02x?}");
+                }
             }
         }
     }

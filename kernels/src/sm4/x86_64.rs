@@ -30,7 +30,7 @@ use crate::plan::Trips;
 use crate::role::{self, Kernel, Kernels, Role};
 use crate::{Blocks, Fixed};
 use asmgen::isa::x86_64::{mem, mem_index, regs::*, rip, Gpr, Mem, X86_64};
-use asmgen::{Abi, Function, GenError};
+use asmgen::{Abi, Function, GenError, Label};
 
 mod batch;
 pub mod ccm;
@@ -47,6 +47,7 @@ pub mod xts;
 pub(crate) use batch::*;
 pub use cipher::*;
 pub use consts::*;
+use nibble::{load_table, lookup_in_memory, nibbles};
 pub use roles::*;
 pub use set::{Sbox, Set};
 pub use width::*;
@@ -462,66 +463,186 @@ pub fn serial_mode(mode: Serial, set: Set, abi: Abi) -> Result<Function<X86_64>,
     b.finish()
 }
 
-/// `asmgen_sm4_expand_key_avx(rk_enc, rk_dec, key)`: the key schedule, both orders.
-pub fn expand_key(abi: Abi) -> Result<Function<X86_64>, GenError> {
-    let mut b = B::new("asmgen_sm4_expand_key_avx", abi, &Set::Avx.features());
-    crate::doc_role(&mut b, Role::ExpandKey);
-    b.doc("K = MK ^ FK, rk[i] = K[i+4] = K[i] ^ L'(S(K[i+1] ^ K[i+2] ^ K[i+3] ^ CK[i])), L'(B) = B ^ rol(B, 13) ^");
-    b.doc("rol(B, 23); one round key per step.");
-    let [re, rd, key] = role::params(&mut b, Role::ExpandKey);
-    let c = Consts::new(&mut b, Sbox::AesNi);
-    c.load_tables(&mut b, Width::X);
-    let w = Width::X;
+/// The registers of the key schedules beside [`GROUPS`]`[0]` (the words `K[i..i+4]`, word `i + j` in register
+/// `j`, dword 0; the other dwords are never read): the S-box input `u` of this round and `s` of the next, `p`, and
+/// a round's scratch ([`KEY_T`]; the AES-NI schedule also xmm12-xmm15, where the GFNI one keeps its matrices).
+const KEY_U: V = V(4);
+/// See [`KEY_U`].
+const KEY_S: V = V(5);
+/// See [`KEY_U`].
+const KEY_P: V = V(6);
+/// See [`KEY_U`].
+const KEY_T: [V; 5] = [V(7), V(8), V(9), V(10), V(11)];
+
+/// What tells the two x86_64 key schedules apart, for [`key_schedule`].
+struct KeyDomain<'a> {
+    /// Maps `K = MK ^ FK` (in the given register) into the domain the words are kept in.
+    into: &'a dyn Fn(&mut B, V),
+    /// Maps a register of four round keys out of that domain.
+    out: &'a dyn Fn(&mut B, V),
+    /// `s ^= T'(u)` in the domain, `u` consumed; the scratch is [`KEY_T`].
+    add_t: &'a dyn Fn(&mut B, V, V),
+}
+
+/// The frame of the x86_64 key schedules: `K = MK ^ FK` as big-endian words, mapped into the domain; then 8
+/// passes of four rounds, each pass storing its four round keys with one store per schedule.
+///
+/// A round is laid out as [`rounds_one`]'s: the new word only feeds the next round's S-box input, so each round
+/// computes that input directly, `u' = K[i+2] ^ K[i+3] ^ ck[i+1] ^ K[i+4] = s ^ T'(u)` with `p = K[i+2] ^
+/// K[i+3] ^ ck[i+1]` and `s = p ^ K[i]` summed off the chain (neither depends on this round's S-box), and the
+/// new word afterwards as `K[i+4] = u' ^ p`. `ck` is read as 16 bytes at the next round's word (its table
+/// ends with 16 zero bytes).
+fn key_schedule(b: &mut B, [re, rd, key]: [Gpr; 3], (bswap, fk, ck): (&Label, &Label, &Label), d: KeyDomain) {
     let g = GROUPS[0];
-    let [t0, t1, t2] = TMP;
-    b.comment("K = MK ^ FK as big-endian words; word j broadcast in register j.");
+    let (mut u, mut s, p) = (KEY_U, KEY_S, KEY_P);
+    b.comment("K = MK ^ FK as big-endian words, in the domain; word j in register j.");
     b.vmovdqu(g[0].x(), mem(key, 0));
-    b.vpshufb(g[0].x(), g[0].x(), rip(&c.bswap32));
-    b.vpxor(g[0].x(), g[0].x(), rip(&c.fk));
+    b.vpshufb(g[0].x(), g[0].x(), rip(bswap));
+    b.vpxor(g[0].x(), g[0].x(), rip(fk));
+    (d.into)(b, g[0]);
     for j in (0..4).rev() {
         b.vpshufd(g[j].x(), g[0].x(), 0x55 * j as u8);
     }
-    let (ck, end, rdp) = (RAX, R11, R8);
-    b.lea(ck, rip(&c.ck));
-    b.lea(end, mem(ck, 128));
+    let (ckp, end, rdp) = (RAX, R11, R8);
+    b.lea(ckp, rip(ck));
+    b.lea(end, mem(ckp, 128));
     b.lea(rdp, mem(rd, 112));
+    b.comment("The first S-box input, u = K1 ^ K2 ^ K3 ^ ck[0].");
+    b.vpxor(u.x(), g[1].x(), g[2].x());
+    b.vpxor(u.x(), u.x(), g[3].x());
+    b.vpxor(u.x(), u.x(), mem(ckp, 0));
     let lp = b.label("loop");
     b.align(4);
     b.bind(&lp);
     for j in 0..4 {
-        b.comment(format_args!("rk[4i+{j}]"));
         let x = [g[j], g[(j + 1) % 4], g[(j + 2) % 4], g[(j + 3) % 4]];
-        b.vbroadcastss(RK.x(), mem(ck, 4 * j as i32));
-        vxor(&mut b, w, t0, x[1], x[2]);
-        vxor(&mut b, w, t0, t0, RK);
-        vxor(&mut b, w, t0, t0, x[3]);
-        sbox(&mut b, &c, w, t0, t1);
-        vshufb(&mut b, w, t1, t0, rip(&c.isr_rol[0]));
-        vxor(&mut b, w, x[0], x[0], t1);
-        for (l, r) in [(13, 19), (23, 9)] {
-            vslld(&mut b, w, t2, t1, l);
-            vxor(&mut b, w, x[0], x[0], t2);
-            vsrld(&mut b, w, t2, t1, r);
-            vxor(&mut b, w, x[0], x[0], t2);
-        }
-        b.vmovd(mem(re, 4 * j as i32), x[0].x());
-        b.vmovd(mem(rdp, 12 - 4 * j as i32), x[0].x());
+        b.comment(format_args!(
+            "rk[4i+{j}]: p = K{} ^ K{} ^ ck[4i+{}], s = p ^ K{j} off the chain; s ^= T'(u) is the next round's u, \
+             K{j} = s ^ p.",
+            (j + 2) % 4,
+            (j + 3) % 4,
+            j + 1,
+        ));
+        b.vpxor(p.x(), x[2].x(), x[3].x());
+        b.vpxor(p.x(), p.x(), mem(ckp, 4 * (j as i32 + 1)));
+        b.vpxor(s.x(), p.x(), x[0].x());
+        (d.add_t)(b, u, s);
+        b.vpxor(x[0].x(), s.x(), p.x());
+        std::mem::swap(&mut u, &mut s);
     }
-    b.add(ck, 16);
+    b.comment("The pass's four round keys, gathered: rk_enc in order, rk_dec reversed.");
+    let [k, t] = [KEY_T[0], KEY_T[1]];
+    b.vpunpckldq(k.x(), g[0].x(), g[1].x());
+    b.vpunpckldq(t.x(), g[2].x(), g[3].x());
+    b.vpunpcklqdq(k.x(), k.x(), t.x());
+    (d.out)(b, k);
+    b.vmovdqu(mem(re, 0), k.x());
+    b.vpshufd(k.x(), k.x(), 0x1b);
+    b.vmovdqu(mem(rdp, 0), k.x());
+    b.add(ckp, 16);
     b.add(re, 16);
     b.sub(rdp, 16);
-    b.cmp(ck, end);
+    b.cmp(ckp, end);
     b.jnz(&lp);
     b.comment("Clear the key material from the vector registers.");
-    for v in [g[0], g[1], g[2], g[3], t0, t1, t2, RK] {
-        b.vpxor(v.x(), v.x(), v.x());
+    for j in 0..16 {
+        b.vpxor(V(j).x(), V(j).x(), V(j).x());
     }
+}
+
+/// `asmgen_sm4_expand_key_avx(rk_enc, rk_dec, key)`: the key schedule, both orders, with AES-NI, the words kept
+/// in the pre-affine map's domain `Y = M1·K` ([`AesKeyConsts`]); the frame is `key_schedule`'s.
+///
+/// The S-box input goes straight into `aesenclast`, and the post-affine map, `L'` and `M1` are four nibble
+/// lookups `Hk` of its output `y`, each undone ShiftRows and rotated by `k` bits with one `vpshufb`:
+/// `s ^= isr0(H0(y)) ^ isr8(H8(y)) ^ isr16(H16(y)) ^ isr24(H24(y))`. `s` joins the first term before its
+/// shuffle (as `ShiftRows(s)`, off the chain), so the terms add as a tree of depth two. From one S-box input to
+/// the next: `aesenclast` and 7 dependent vector ops (the nibble split's 2, lookup, xor, shuffle, two xors).
+pub fn expand_key(abi: Abi) -> Result<Function<X86_64>, GenError> {
+    let mut b = B::new("asmgen_sm4_expand_key_avx", abi, &Set::Avx.features());
+    crate::doc_role(&mut b, Role::ExpandKey);
+    b.doc("K = MK ^ FK, rk[i] = K[i+4] = K[i] ^ L'(S(K[i+1] ^ K[i+2] ^ K[i+3] ^ CK[i])), L'(B) = B ^ rol(B, 13) ^");
+    b.doc("rol(B, 23), with the words in the S-box's pre-affine domain M1*K: per round aesenclast, four nibble");
+    b.doc("lookups (post-affine map, L' and M1 in one), four vpshufb, and the xors that do not wait for the S-box");
+    b.doc("off the chain.");
+    let params = role::params(&mut b, Role::ExpandKey);
+    let c = Consts::new(&mut b, Sbox::AesNi);
+    let k = AesKeyConsts::new(&mut b);
+    let w = Width::X;
+    // The nibble map `tables` of `v` into `v`; clobbers `t`.
+    let map = |b: &mut B, v: V, t: [V; 3], tables: &(Label, Label)| {
+        nibbles(b, &c, w, v, t[0]);
+        lookup_in_memory(b, w, v, [t[1], t[2]], [v, t[0]], tables);
+    };
+    let add_t = |b: &mut B, u: V, s: V| {
+        let h = KEY_T[0];
+        let t: [[V; 2]; 4] = std::array::from_fn(|n| [V(8 + 2 * n as u8), V(9 + 2 * n as u8)]);
+        b.vaesenclast(u.x(), u.x(), rip(&c.zero));
+        nibbles(b, &c, w, u, h);
+        vshufb(b, w, s, s, rip(&k.shift_rows));
+        for (n, ([lo, hi], (llo, lhi))) in t.iter().zip(&k.h).enumerate() {
+            load_table(b, w, *lo, llo);
+            vshufb(b, w, *lo, *lo, u);
+            load_table(b, w, *hi, lhi);
+            vshufb(b, w, *hi, *hi, h);
+            if n == 0 {
+                vxor(b, w, *lo, *lo, s);
+            }
+            vxor(b, w, *lo, *lo, *hi);
+            vshufb(b, w, *lo, *lo, rip(&c.isr_rol[n]));
+        }
+        let [t0, t8, t16, t24] = t.map(|[lo, _]| lo);
+        vxor(b, w, t8, t8, t16);
+        vxor(b, w, s, t0, t24);
+        vxor(b, w, s, s, t8);
+    };
+    let into = |b: &mut B, v: V| map(b, v, [V(12), V(13), V(14)], &k.enter);
+    let out = |b: &mut B, v: V| map(b, v, [V(12), V(13), V(14)], &k.leave);
+    key_schedule(&mut b, params, (&c.bswap32, &c.fk, &k.ck), KeyDomain { into: &into, out: &out, add_t: &add_t });
+    b.finish()
+}
+
+/// `asmgen_sm4_expand_key_gfni(rk_enc, rk_dec, key)`: the key schedule, both orders, with GFNI
+/// ([`gfni::key_round`](crate::sm4::gfni::key_round)): the words kept in the domain `Y = M1·K`, so the S-box
+/// input goes straight into `vgf2p8affineinvqb`, whose four matrices give `M1·L'(S(u))`'s terms, three of them
+/// rotated by `vpshufb`; the frame is `key_schedule`'s.
+pub fn expand_key_gfni(abi: Abi) -> Result<Function<X86_64>, GenError> {
+    let mut b = B::new("asmgen_sm4_expand_key_gfni", abi, &Set::Gfni.features());
+    crate::doc_role(&mut b, Role::ExpandKey);
+    b.doc("K = MK ^ FK, rk[i] = K[i+4] = K[i] ^ L'(S(K[i+1] ^ K[i+2] ^ K[i+3] ^ CK[i])), L'(B) = B ^ rol(B, 13) ^");
+    b.doc("rol(B, 23), with the words in GFNI's domain M1*K: per round four vgf2p8affineinvqb (the terms of L'");
+    b.doc("rotated by 0, 8, 16, 24 bits), three vpshufb, and the xors that do not wait for the S-box off the chain.");
+    let params = role::params(&mut b, Role::ExpandKey);
+    let c = Consts::new(&mut b, Sbox::Gfni);
+    let k = GfniKeyConsts::new(&mut b);
+    let w = Width::X;
+    let mats = [PRE_LO, PRE_HI, POST_LO, POST_HI];
+    for (m, (l, _)) in mats.iter().zip(&k.rot) {
+        b.vmovdqa(m.x(), rip(l));
+    }
+    let g = c.g();
+    let add_t = |b: &mut B, u: V, s: V| {
+        let t = KEY_T;
+        for (n, (m, (_, imm))) in mats.iter().zip(&k.rot).enumerate().rev() {
+            vaffineinv(b, w, t[n], u, *m, *imm);
+        }
+        for (&v, rol) in t[1..4].iter().zip(&g.rol) {
+            vshufb(b, w, v, v, rip(rol));
+        }
+        vxor(b, w, s, s, t[0]);
+        vxor(b, w, t[1], t[1], t[2]);
+        vxor(b, w, s, s, t[3]);
+        vxor(b, w, s, s, t[1]);
+    };
+    let into = |b: &mut B, v: V| vaffine(b, w, v, v, rip(&g.enter), 0);
+    let out = |b: &mut B, v: V| vaffine(b, w, v, v, rip(&g.leave), 0);
+    key_schedule(&mut b, params, (&c.bswap32, &c.fk, &k.ck), KeyDomain { into: &into, out: &out, add_t: &add_t });
     b.finish()
 }
 
 /// The functions of one kernel set, as the runtime's set of that name links them: the set's own batch, XTS and
-/// GCM kernels (the zmm sets: their own batch and XTS kernels); its serial modes and CCM where it has its own
-/// (GFNI, and GFNI + AVX-512: the GFNI set's), the AES-NI AVX ones otherwise; the AES-NI AVX key schedule.
+/// GCM kernels (the zmm sets: their own batch and XTS kernels); its key schedule, serial modes and CCM where it
+/// has its own (GFNI, and GFNI + AVX-512: the GFNI set's), the AES-NI AVX ones otherwise.
 ///
 /// The zmm sets link no fused GCM kernel: theirs would be the ymm set's, which the runtime would not run. The
 /// fused kernels multiply as `x86_64-pclmulqdq-avx` (the catalog's `fused_ghash`), and `Sm4Gcm` composes GCM
@@ -537,11 +658,15 @@ pub fn set_functions_only(set: Set, abi: Abi, want: &dyn Fn(Role) -> bool) -> Ke
         Ok(if want(role) { Some(Kernel::new(role, build()?)) } else { None })
     };
     let mut v = Vec::new();
-    v.extend(one(Role::ExpandKey, &|| expand_key(abi))?);
+    let serial = if set.base() == Set::Gfni { Set::Gfni } else { Set::Avx };
+    if serial == Set::Gfni {
+        v.extend(one(Role::ExpandKey, &|| expand_key_gfni(abi))?);
+    } else {
+        v.extend(one(Role::ExpandKey, &|| expand_key(abi))?);
+    }
     for m in [Mode::Ecb, Mode::Ctr, Mode::CbcDec, Mode::CfbDec] {
         v.extend(one(m.into(), &|| batch_mode(m, set, abi))?);
     }
-    let serial = if set.base() == Set::Gfni { Set::Gfni } else { Set::Avx };
     v.extend(xts::kernels_only(set, abi, Blocks::Arg, want)?);
     let set = set.base();
     for m in [Serial::CbcEnc, Serial::CfbEnc, Serial::CbcMac] {
@@ -569,7 +694,7 @@ pub fn fixed_functions(set: Set, abi: Abi, fixed: Fixed) -> Kernels<X86_64> {
 
 /// Every SM4 function for x86_64, in listing order: the key schedule; the AES-NI AVX and AVX2 kernels kind by
 /// kind (batch modes, serial modes, XTS, GCM, CCM); then the GFNI and VAES sets' own batch, XTS and GCM
-/// kernels set by set; then the GFNI serial and CCM kernels; then the GFNI and the VAES AVX-512 sets' batch
+/// kernels set by set; then the GFNI key schedule, serial and CCM kernels; then the GFNI and the VAES AVX-512 sets' batch
 /// modes and XTS kernels, set by set.
 pub fn functions(abi: Abi) -> Result<Vec<Function<X86_64>>, GenError> {
     let xts = |set| -> Result<Vec<Function<X86_64>>, GenError> {
@@ -601,6 +726,7 @@ pub fn functions(abi: Abi) -> Result<Vec<Function<X86_64>>, GenError> {
         v.push(gcm::gcm(set, false, abi)?);
         v.push(gcm::gcm(set, true, abi)?);
     }
+    v.push(expand_key_gfni(abi)?);
     for m in Serial::ALL {
         v.push(serial_mode(m, Set::Gfni, abi)?);
     }

@@ -71,10 +71,101 @@ fn inv_shift_rows_rol(n: usize) -> [u8; 16] {
 pub struct GfniConsts {
     /// The maps (matrices and constants).
     pub maps: gfni::GfniRound,
+    /// `enter` (`M1`, no constant: the state into the domain).
+    pub enter: Label,
     /// `leave` (`M1^-1`).
     pub leave: Label,
     /// `vpshufb` controls rotating each dword left by 8, 16, 24.
     pub rol: [Label; 3],
+}
+
+/// The key schedules' `CK` table: `ck` as 32 little-endian words, then four zero words, so that a round may
+/// read 16 bytes at the next round's word (the last round's read, whose value goes unused, stays inside).
+fn key_ck_table(ck: [u32; 32]) -> Vec<u8> {
+    ck.iter().chain(&[0; 4]).flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// The AES-NI key schedule's own constants: its words are kept in the pre-affine map's domain `Y = M1·K`, as
+/// [`rounds_one`](super::rounds_one)'s are, with `L'` split as in [`gfni::GfniKeyRound`].
+pub struct AesKeyConsts {
+    /// `H0`, `H8`, `H16`, `H24` as nibble tables (low, constant included; high) of the `aesenclast` output `y`:
+    /// `Hk(y) = M1·Rk·(M2·y ^ c2)`, `Rk` the byte-wise maps of [`gfni::key_linear_maps`], so that `M1·L'(B)` is
+    /// `Hk(y)` undone ShiftRows and rotated by `k`, summed.
+    pub h: [(Label, Label); 4],
+    /// `M1` (no constant), into the domain.
+    pub enter: (Label, Label),
+    /// `M1^-1`, out of the domain.
+    pub leave: (Label, Label),
+    /// `vpshufb` applying ShiftRows (the inverse of [`Consts::isr_rol`]`[0]`).
+    pub shift_rows: Label,
+    /// `CK` in the domain, then four zero words ([`gfni::key_ck`]: the S-box's pre-affine map is GFNI's).
+    pub ck: Label,
+}
+
+impl AesKeyConsts {
+    /// Registers the AES-NI key schedule's constants with `b`.
+    pub fn new(b: &mut B) -> AesKeyConsts {
+        let (pre, post) = sbox_affine();
+        let m1 = pre.m;
+        let mut n = 0;
+        let h = gfni::key_linear_maps().map(|r| {
+            let m = m1.mul(&r);
+            let (lo, hi) = crate::sm4::Affine { m: m.mul(&post.m), c: m.apply(post.c) }.nibble_tables();
+            let k = 8 * n;
+            n += 1;
+            let what = format!("key schedule: M1*R{k}*(M2*y ^ c2), the term of L' rotated by {k}");
+            (
+                b.constant(&format!("sm4_key_h{k}_lo"), 16, &format!("{what} (low nibble, constant included)"), &lo),
+                b.constant(&format!("sm4_key_h{k}_hi"), 16, &format!("{what} (high nibble)"), &hi),
+            )
+        });
+        let tables = |b: &mut B, name: &str, what: &str, m: crate::sm4::Matrix| {
+            let (lo, hi) = crate::sm4::Affine { m, c: 0 }.nibble_tables();
+            (
+                b.constant(&format!("{name}_lo"), 32, &format!("{what} (low nibble)"), &twice(lo)),
+                b.constant(&format!("{name}_hi"), 32, &format!("{what} (high nibble)"), &twice(hi)),
+            )
+        };
+        let enter = tables(b, "sm4_m1", "M1", m1);
+        let leave = tables(b, "sm4_m1_inv", "M1^-1", gfni::round().leave);
+        let shift_rows = b.constant("sm4_sr", 16, "vpshufb: ShiftRows", &perm(shift_rows));
+        let ck = domain_ck(b);
+        AesKeyConsts { h, enter, leave, shift_rows, ck }
+    }
+}
+
+/// `CK` in the key schedules' domain ([`gfni::key_ck`]), then four zero words, 144 bytes.
+fn domain_ck(b: &mut B) -> Label {
+    b.constant(
+        "sm4_key_ck_m1",
+        16,
+        "M1*CK[i] ^ c1 for i = 0..32, then 16 zero bytes (CK in the key schedule's domain)",
+        &key_ck_table(gfni::key_ck()),
+    )
+}
+
+/// The GFNI key schedule's own constants ([`gfni::key_round`], [`gfni::key_ck`]).
+pub struct GfniKeyConsts {
+    /// The matrices of the terms rotated by 0, 8, 16 and 24 bits, and their affine constants.
+    pub rot: [(Label, u8); 4],
+    /// `CK` mapped into the domain, then four zero words, 144 bytes.
+    pub ck: Label,
+}
+
+impl GfniKeyConsts {
+    /// Registers the GFNI key schedule's constants with `b`.
+    pub fn new(b: &mut B) -> GfniKeyConsts {
+        let r = gfni::key_round();
+        let terms =
+            [(0, r.rot0, "M1*S"), (8, r.rot8, "M1*P5*S"), (16, r.rot16, "M1*(Q3+P7)*S"), (24, r.rot24, "M1*Q1*S")];
+        let rot = terms.map(|(n, a, what)| {
+            let bytes = gfni::qword(&a.m).to_le_bytes().repeat(2);
+            let what = format!("GFNI matrix {what} (key schedule: the term of L' rotated by {n})");
+            (b.constant(&format!("sm4_gfni_key_rot{n}"), 16, &what, &bytes), a.c)
+        });
+        let ck = domain_ck(b);
+        GfniKeyConsts { rot, ck }
+    }
 }
 
 /// The read-only constants of the SM4 listing, registered in one function.
@@ -175,7 +266,7 @@ impl Consts {
         let bswap32 = b.constant("sm4_bswap32", 32, "vpshufb: byte-swap each dword", &twice(perm(|i| i ^ 3)));
         Consts {
             sbox: Sbox::Gfni,
-            gfni: Some(GfniConsts { maps, leave, rol: rol.clone() }),
+            gfni: Some(GfniConsts { maps, enter: key.clone(), leave, rol: rol.clone() }),
             tables_gfni: vec![rot0, rot8, rot24, key.clone()],
             pre: (key.clone(), key.clone()),
             post: (key.clone(), key.clone()),
