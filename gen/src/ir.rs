@@ -248,6 +248,38 @@ pub struct Frame<I: InstructionSet> {
     /// The number of integer/pointer parameters: the prologue moves those the ABI passes elsewhere than where
     /// the body reads them ([`crate::abi::Conventions::param_reg`]).
     pub params: usize,
+    /// The local storage the body asked for ([`crate::Builder::frame`]); none by default.
+    pub locals: Locals,
+}
+
+/// A function's local storage on the stack: the prologue allocates it below the saved registers and the
+/// epilogue frees it, each with its unwind items ([`crate::abi::Conventions::prologue_epilogue`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Locals {
+    /// Bytes the body addresses (0: no local storage).
+    pub bytes: u32,
+    /// Their alignment (a power of two). Up to the ABI's stack alignment (16) the storage starts at the stack
+    /// pointer; above it the prologue allocates `align - 16` bytes more and points the ISA's frame base
+    /// register ([`crate::abi::Conventions::frame_base`]) at the aligned start, so that the stack pointer
+    /// still moves by a constant, which every unwind format describes.
+    pub align: u32,
+}
+
+impl Locals {
+    /// Whether the storage needs an aligned base register (its alignment is above the stack's 16 bytes).
+    pub fn over_aligned(&self) -> bool {
+        self.bytes > 0 && self.align > 16
+    }
+
+    /// The bytes the prologue allocates for the storage: a multiple of 16, with room to align the base when
+    /// [`Locals::over_aligned`].
+    pub fn allocation(&self) -> u32 {
+        if self.bytes == 0 {
+            return 0;
+        }
+        let extra = if self.over_aligned() { self.align - 16 } else { 0 };
+        self.bytes.div_ceil(16) * 16 + extra
+    }
 }
 
 /// A read-only constant, placed in the listing's constant section.

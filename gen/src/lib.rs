@@ -40,7 +40,7 @@ pub mod sem;
 pub mod syntax;
 pub mod target;
 
-pub use builder::{Builder, GenError};
+pub use builder::{Builder, GenError, StackFrame};
 pub use feature::{Feature, FeatureSet};
 pub use ir::{CType, Function, Listing};
 pub use isa::InstructionSet;

@@ -7,6 +7,7 @@
 use super::{Conventions, LandingPad};
 use crate::ir::{Cfi, Frame, Item};
 use crate::isa::aarch64::{Aarch64, Op, Operand, Reg, X, XNAMES};
+use crate::isa::InstructionSet;
 use crate::target::Abi;
 
 /// One slot of the register save area: a pair (`stp`) or a single register (`str`), x or d.
@@ -78,19 +79,55 @@ impl Conventions for Aarch64 {
     fn is_stack_pointer(r: Reg) -> bool {
         r == Reg::X(31)
     }
+    fn stack_pointer() -> Reg {
+        Reg::X(31)
+    }
+    fn writes(op: Op, operands: &[Operand], reg: Reg) -> bool {
+        let names = |o: &Operand| match (o, reg) {
+            (Operand::Sp, Reg::X(31)) => true,
+            (Operand::X(n), Reg::X(r)) => *n == r,
+            (Operand::D(n) | Operand::Q(n) | Operand::V(n), Reg::V(r)) => *n == r,
+            _ => false,
+        };
+        if !operands.iter().any(names) {
+            return false;
+        }
+        let info = Aarch64::info(op);
+        let writeback = info.syntax.contains("]!") || info.syntax.contains("], ");
+        let load = info.mnemonic().starts_with("ld");
+        info.operands.iter().zip(operands).any(|(name, o)| {
+            let written = match *name {
+                "d" => true,
+                "n" => writeback,
+                "t" | "a" | "b" => load,
+                _ => false,
+            };
+            written && names(o)
+        })
+    }
     /// The save area: the registers in pairs (x with x, d with d; an odd one alone), 16 bytes per slot. The
     /// first slot's store allocates the whole area (pre-index), the last load frees it (post-index), so sp stays
     /// 16-byte aligned and the unwinder sees every step. Under [`Abi::WinArm64`] a pair is two consecutive
     /// registers (an ARM64 SEH save code names the first of a pair), and the unwind items are SEH's (`seh`).
     fn prologue_epilogue(abi: Abi, frame: &Frame<Self>) -> (Vec<Item<Self>>, Vec<Item<Self>>) {
         let slots = slots(abi, frame);
+        let locals = frame.locals.allocation() as i32;
         if abi == Abi::WinArm64 {
-            return seh(&slots);
+            return seh(&slots, locals);
         }
         let (mut pro, mut epi) = (Vec::new(), Vec::new());
         let ret = Item::Inst(crate::ir::Inst { op: Op::ret, operands: crate::ir::Operands::new() });
+        // The local storage below the save area, allocated after the stores and freed before the loads.
+        let (mut alloc, mut free) = (Vec::new(), Vec::new());
+        for chunk in chunks(locals) {
+            alloc.push(Item::Inst(sp_adjust(Op::sub_imm, chunk)));
+            alloc.push(Item::Cfi(Cfi::AdjustCfaOffset(chunk)));
+            free.push(Item::Inst(sp_adjust(Op::add_imm, chunk)));
+            free.push(Item::Cfi(Cfi::AdjustCfaOffset(-chunk)));
+        }
         if slots.is_empty() {
-            return (pro, vec![ret]);
+            free.push(ret);
+            return (alloc, free);
         }
         let size = 16 * slots.len() as i32;
         let saved_at = |s: &Slot, off: i32, out: &mut Vec<Item<Self>>| {
@@ -115,6 +152,8 @@ impl Conventions for Aarch64 {
             }
             saved_at(s, off, &mut pro);
         }
+        pro.extend(alloc);
+        epi.extend(free);
         for (i, s) in slots.iter().enumerate().skip(1).rev() {
             epi.push(Item::Inst(s.inst(false, false, 16 * i as i32)));
             restored(s, &mut epi);
@@ -159,7 +198,12 @@ fn slots(abi: Abi, frame: &Frame<Aarch64>) -> Vec<Slot> {
 /// instructions as the unwinder does. The epilogue's loads are described between [`Cfi::StartEpilogue`] and
 /// [`Cfi::EndEpilogue`], before the return. A function that saves nothing still gets its prologue (the
 /// landing pad) and an empty epilogue, so it has unwind data like every other.
-fn seh(slots: &[Slot]) -> (Vec<Item<Aarch64>>, Vec<Item<Aarch64>>) {
+///
+/// The local storage (`locals` bytes) is allocated after the stores, in steps of at most 4080 bytes (`sub sp,
+/// sp, #n`, `.seh_stackalloc n`), and freed first in the epilogue. A frame of 4 KiB or more is probed as
+/// Windows needs (it commits a stack one guard page at a time): each step stores `xzr` at the new stack
+/// pointer before the next step moves it further (an unwind no-op).
+fn seh(slots: &[Slot], locals: i32) -> (Vec<Item<Aarch64>>, Vec<Item<Aarch64>>) {
     let size = 16 * slots.len() as i32;
     let code = |s: &Slot, i: usize| {
         let regs = std::iter::once(s.a).chain(s.b).map(|r| s.name(r)).collect();
@@ -172,8 +216,23 @@ fn seh(slots: &[Slot]) -> (Vec<Item<Aarch64>>, Vec<Item<Aarch64>>) {
         pro.push(Item::Inst(s.inst(true, i == 0, off)));
         pro.push(code(s, i));
     }
-    pro.push(Item::Cfi(Cfi::EndPrologue));
+    let probe = locals >= 4096;
     let mut epi = vec![Item::Cfi(Cfi::StartEpilogue)];
+    for chunk in chunks(locals) {
+        pro.push(Item::Inst(sp_adjust(Op::sub_imm, chunk)));
+        pro.push(Item::Cfi(Cfi::Alloc(chunk)));
+        if probe {
+            let mut operands = crate::ir::Operands::new();
+            operands.extend([Operand::Xzr, Operand::Sp, Operand::Imm(0)]);
+            pro.push(Item::Inst(crate::ir::Inst { op: Op::str_x, operands }));
+            pro.push(Item::Cfi(Cfi::Nop));
+        }
+    }
+    for chunk in chunks(locals).rev() {
+        epi.push(Item::Inst(sp_adjust(Op::add_imm, chunk)));
+        epi.push(Item::Cfi(Cfi::Alloc(chunk)));
+    }
+    pro.push(Item::Cfi(Cfi::EndPrologue));
     for (i, s) in slots.iter().enumerate().rev() {
         let off = if i == 0 { size } else { 16 * i as i32 };
         epi.push(Item::Inst(s.inst(false, i == 0, off)));
@@ -184,12 +243,25 @@ fn seh(slots: &[Slot]) -> (Vec<Item<Aarch64>>, Vec<Item<Aarch64>>) {
     (pro, epi)
 }
 
+/// `bytes` (a multiple of 16) in steps an `add`/`sub` immediate holds: 4080 each, then the rest.
+fn chunks(bytes: i32) -> impl DoubleEndedIterator<Item = i32> {
+    const STEP: i32 = 4080;
+    (0..(bytes + STEP - 1) / STEP).map(move |i| (bytes - i * STEP).min(STEP))
+}
+
+/// `sub sp, sp, #n` or `add sp, sp, #n`.
+fn sp_adjust(op: Op, n: i32) -> crate::ir::Inst<Aarch64> {
+    let mut operands = crate::ir::Operands::new();
+    operands.extend([Operand::Sp, Operand::Sp, Operand::Imm(n as i64)]);
+    crate::ir::Inst { op, operands }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn frame(saved: &[Reg]) -> Frame<Aarch64> {
-        Frame { saved: saved.to_vec(), params: 0 }
+        Frame { saved: saved.to_vec(), params: 0, locals: Default::default() }
     }
 
     fn pairs(abi: Abi, saved: &[Reg]) -> Vec<(bool, u8, Option<u8>)> {

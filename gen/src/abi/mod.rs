@@ -17,6 +17,11 @@ use crate::ir::{Frame, Item};
 use crate::isa::InstructionSet;
 use crate::target::Abi;
 
+/// The most local storage a function may ask for ([`crate::Builder::frame`]), in bytes: the Win64 prologue
+/// touches each 4 KiB page of a frame of 4 KiB or more before it allocates it (the stack probe), one load per
+/// page, and its unwind data describes at most 255 bytes of prologue.
+pub const MAX_LOCALS: u32 = 60 * 1024;
+
 /// Where an integer or pointer argument is when the function is entered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ArgLoc<R> {
@@ -74,6 +79,26 @@ pub trait Conventions: InstructionSet {
     }
     /// The stack pointer (never counted as a clobbered register).
     fn is_stack_pointer(reg: Self::Reg) -> bool;
+    /// Whether the instruction `op` with `operands` writes `reg`: as its destination register, as the base
+    /// register a pre- or post-indexed access writes back, or implicitly (x86-64 `push` and `pop` write rsp).
+    /// The builder rejects a body instruction that writes the stack pointer, or the frame base register of an
+    /// over-aligned frame ([`Conventions::frame_base`]): the prologue and epilogue own them, and the unwind
+    /// data describes only what they do.
+    fn writes(op: Self::Op, operands: &[Self::Operand], reg: Self::Reg) -> bool;
+    /// Whether the body instruction `op` writes the stack pointer, or `base` (the frame base register of an
+    /// over-aligned frame) when given.
+    #[inline]
+    fn writes_stack(op: Self::Op, operands: &[Self::Operand], base: Option<Self::Gpr>) -> bool {
+        Self::writes(op, operands, Self::stack_pointer()) || base.is_some_and(|b| Self::writes(op, operands, b.into()))
+    }
+    /// The stack pointer register.
+    fn stack_pointer() -> Self::Reg;
+    /// The callee-saved register that points at the local storage when its alignment is above the stack's
+    /// 16 bytes ([`crate::ir::Locals::over_aligned`]), or `None` if this ISA does not offer such frames.
+    #[inline]
+    fn frame_base(_abi: Abi) -> Option<Self::Gpr> {
+        None
+    }
     /// Instructions (and unwind directives) that save the registers in `frame` and those that restore them and
     /// return.
     fn prologue_epilogue(abi: Abi, frame: &Frame<Self>) -> (Vec<Item<Self>>, Vec<Item<Self>>);

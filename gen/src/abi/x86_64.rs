@@ -11,6 +11,7 @@
 use super::{ArgLoc, Conventions, LandingPad};
 use crate::ir::{Cfi, Frame, Item};
 use crate::isa::x86_64::{mem, regs, Gpr, Op, Operand, Reg, Size, GPR64, X86_64};
+use crate::isa::InstructionSet;
 use crate::target::Abi;
 
 impl Conventions for X86_64 {
@@ -45,6 +46,24 @@ impl Conventions for X86_64 {
     fn is_stack_pointer(r: Reg) -> bool {
         r == Reg::Gpr(4)
     }
+    fn stack_pointer() -> Reg {
+        Reg::Gpr(4)
+    }
+    fn writes(op: Op, operands: &[Operand], reg: Reg) -> bool {
+        if reg == Reg::Gpr(4) && matches!(op, Op::push | Op::pop) {
+            return true;
+        }
+        // Register destinations are the first operand, named `d` (`r` for one-operand entries such as `pop`).
+        let first = match (operands.first(), reg) {
+            (Some(Operand::Gpr(n) | Operand::Gpr32(n)), Reg::Gpr(r)) => *n == r,
+            (Some(Operand::Xmm(n) | Operand::Ymm(n) | Operand::Zmm(n)), Reg::Vec(r)) => *n == r,
+            _ => false,
+        };
+        first && op != Op::push && matches!(X86_64::info(op).operands.first(), Some(&("d" | "r")))
+    }
+    fn frame_base(_abi: Abi) -> Option<Gpr> {
+        Some(regs::R15)
+    }
     fn param_reg(abi: Abi, n: usize) -> Option<Gpr> {
         // Under Win64 the body reads its parameters where System V passes them: the kernels name their scratch
         // registers once for both ABIs, and some of those (r9, r8) are Win64 argument registers.
@@ -55,7 +74,7 @@ impl Conventions for X86_64 {
             frame.saved.iter().filter_map(|r| if let Reg::Gpr(n) = r { Some(*n) } else { None }).collect();
         match abi {
             Abi::Win64 => win64(frame, &gprs),
-            _ => sysv(&gprs),
+            _ => sysv(frame, &gprs),
         }
     }
     fn landing_pad(_abi: Abi) -> Option<LandingPad> {
@@ -67,13 +86,45 @@ fn inst(op: Op, operands: Vec<Operand>) -> Item<X86_64> {
     Item::Inst(crate::ir::Inst { op, operands: operands.into() })
 }
 
-/// System V: push the saved registers, pop them in reverse, with CFI.
-fn sysv(gprs: &[u8]) -> (Vec<Item<X86_64>>, Vec<Item<X86_64>>) {
+/// The bytes the prologue allocates below `pushes` pushed registers for `area` bytes (local storage and,
+/// under Win64, the vector save area): `area` rounded up so that the stack pointer, 8 mod 16 on entry, is
+/// 16-byte aligned after the allocation. Nothing for an empty area.
+pub fn alloc(pushes: usize, area: u32) -> i32 {
+    if area == 0 {
+        return 0;
+    }
+    let entry = 8 + 8 * pushes as i32;
+    let area = area as i32;
+    area + (entry + area).rem_euclid(16)
+}
+
+/// After the allocation: point the frame base register at the aligned start of an over-aligned local storage
+/// (`lea base, [rsp + align - 16]; and base, -align`).
+fn align_base(frame: &Frame<X86_64>, out: &mut Vec<Item<X86_64>>) {
+    if frame.locals.over_aligned() {
+        let base = X86_64::frame_base(Abi::SysV).expect("x86_64 has a frame base register");
+        let bias = frame.locals.align as i32 - 16;
+        out.push(inst(Op::lea, vec![Operand::Gpr(base.0), Operand::Mem(Size::Qword, mem(regs::RSP, bias))]));
+        out.push(inst(Op::and, vec![Operand::Gpr(base.0), Operand::Imm(-(frame.locals.align as i64))]));
+    }
+}
+
+/// System V: push the saved registers, allocate the local storage, with CFI; free it and pop the registers in
+/// reverse.
+fn sysv(frame: &Frame<X86_64>, gprs: &[u8]) -> (Vec<Item<X86_64>>, Vec<Item<X86_64>>) {
     let (mut pro, mut epi) = (Vec::new(), Vec::new());
     for &g in gprs {
         pro.push(inst(Op::push, vec![Operand::Gpr(g)]));
         pro.push(Item::Cfi(Cfi::AdjustCfaOffset(8)));
         pro.push(Item::Cfi(Cfi::RelOffset(GPR64[g as usize].into(), 0)));
+    }
+    let locals = alloc(gprs.len(), frame.locals.allocation());
+    if locals > 0 {
+        pro.push(inst(Op::sub, vec![Operand::Gpr(4), Operand::Imm(locals as i64)]));
+        pro.push(Item::Cfi(Cfi::AdjustCfaOffset(locals)));
+        align_base(frame, &mut pro);
+        epi.push(inst(Op::add, vec![Operand::Gpr(4), Operand::Imm(locals as i64)]));
+        epi.push(Item::Cfi(Cfi::AdjustCfaOffset(-locals)));
     }
     for &g in gprs.iter().rev() {
         epi.push(inst(Op::pop, vec![Operand::Gpr(g)]));
@@ -84,15 +135,15 @@ fn sysv(gprs: &[u8]) -> (Vec<Item<X86_64>>, Vec<Item<X86_64>>) {
     (pro, epi)
 }
 
-/// The bytes Win64's prologue allocates below the pushed registers for `vecs` vector registers: 16 each, plus
-/// 8 when `pushes` leave the stack pointer 8 mod 16 (it is 8 mod 16 on entry), so that the save area is
-/// 16-byte aligned for `vmovdqa`. Nothing when no vector register is saved.
+/// The bytes Win64's prologue allocates below the pushed registers for `vecs` vector registers and no local
+/// storage: 16 each, plus 8 when `pushes` leave the stack pointer 8 mod 16 (it is 8 mod 16 on entry), so that
+/// the save area is 16-byte aligned for `vmovdqa`. Nothing when no vector register is saved.
 pub fn win64_alloc(pushes: usize, vecs: usize) -> i32 {
-    if vecs == 0 {
-        return 0;
-    }
-    16 * vecs as i32 + if pushes % 2 == 0 { 8 } else { 0 }
+    alloc(pushes, 16 * vecs as u32)
 }
+
+/// The page size Windows commits a stack by: an allocation of this much or more is probed first.
+pub const PAGE: i32 = 4096;
 
 /// Win64: push the saved general-purpose registers, allocate an aligned area and store the saved xmm6-xmm15
 /// there (`vmovdqa`), each step with its unwind item (SEH on COFF); then move the arguments where the body
@@ -105,18 +156,29 @@ fn win64(frame: &Frame<X86_64>, gprs: &[u8]) -> (Vec<Item<X86_64>>, Vec<Item<X86
         pro.push(inst(Op::push, vec![Operand::Gpr(g)]));
         pro.push(Item::Cfi(Cfi::Push(GPR64[g as usize].into())));
     }
-    let alloc = win64_alloc(gprs.len(), vecs.len());
+    // The local storage at the stack pointer, the vector save area above it.
+    let locals = frame.locals.allocation();
+    let alloc = alloc(gprs.len(), locals + 16 * vecs.len() as u32);
     if alloc > 0 {
+        // The stack probe: Windows commits a thread's stack one guard page at a time, so a frame of a page or
+        // more touches each page below the stack pointer, nearest first, before it is allocated (the loads
+        // change no register but rax, which is volatile and passes no argument).
+        for page in 1..=alloc / PAGE {
+            let at = Operand::Mem(Size::Qword, mem(regs::RSP, -page * PAGE));
+            pro.push(inst(Op::mov_load, vec![Operand::Gpr(regs::RAX.0), at]));
+        }
         pro.push(inst(Op::sub, vec![Operand::Gpr(4), Operand::Imm(alloc as i64)]));
         pro.push(Item::Cfi(Cfi::Alloc(alloc)));
     }
     for (i, &v) in vecs.iter().enumerate() {
-        let slot = Operand::Mem(Size::Xmmword, mem(regs::RSP, 16 * i as i32));
+        let off = locals as i32 + 16 * i as i32;
+        let slot = Operand::Mem(Size::Xmmword, mem(regs::RSP, off));
         pro.push(inst(Op::vmovdqa_store, vec![slot.clone(), Operand::Xmm(v)]));
-        pro.push(Item::Cfi(Cfi::SaveVec(format!("xmm{v}"), 16 * i as i32)));
+        pro.push(Item::Cfi(Cfi::SaveVec(format!("xmm{v}"), off)));
         epi.push(inst(Op::vmovdqa, vec![Operand::Xmm(v), slot]));
     }
     pro.push(Item::Cfi(Cfi::EndPrologue));
+    align_base(frame, &mut pro);
     let below = 8 * gprs.len() as i32 + alloc;
     // In parameter order: each source is read before a later move overwrites it (rdi <- rcx, rsi <- rdx,
     // rdx <- r8, rcx <- r9, then r8 and r9 from the stack), which `win64_moves_read_before_write` checks.

@@ -13,7 +13,7 @@ mod aarch64;
 mod riscv64;
 mod x86_64;
 
-use crate::ir::{CType, Const, Frame, Function, Inst, Item, Label, Operands, Param, Signature};
+use crate::ir::{CType, Const, Frame, Function, Inst, Item, Label, Locals, Operands, Param, Signature};
 use crate::platform::Isa;
 use crate::target::Abi;
 use std::any::Any;
@@ -54,6 +54,8 @@ pub struct Builder<I: Isa> {
     /// The address of the last label referenced (runs of instructions read one constant).
     last_referenced: usize,
     error: Option<String>,
+    /// The local storage asked for ([`Builder::frame`]).
+    locals: Locals,
     /// Whether comment, blank and documentation lines are kept ([`without_text`] drops them).
     text: bool,
     /// Where the body goes instead of `body` ([`streaming`]): the JIT's lowering, fed as the body is made.
@@ -152,6 +154,7 @@ impl<I: Isa> Builder<I> {
             referenced_at: FastSet::with_capacity_and_hasher(32, Default::default()),
             last_referenced: 0,
             error: None,
+            locals: Locals::default(),
             text: TEXT.with(Cell::get),
             sink,
         }
@@ -286,6 +289,9 @@ impl<I: Isa> Builder<I> {
             ));
         }
         self.required = self.required.union(needs);
+        if I::writes_stack(op, operands, self.locals.over_aligned().then(|| I::frame_base(self.abi)).flatten()) {
+            self.fail_stack_write(op, operands);
+        }
         for o in operands {
             if let Some(l) = I::label(o) {
                 // `referenced` keeps each label it holds, so an address is not reused while the builder lives.
@@ -431,6 +437,73 @@ impl<I: Isa> Builder<I> {
         label
     }
 
+    /// Asks for `bytes` of local storage on the stack, aligned to `align` (a power of two; 32 or 64 for ymm or
+    /// zmm spills), once per function: the prologue allocates it below the saved registers and the epilogue
+    /// frees it, and the unwind data (DWARF CFI, Win64 and ARM64 SEH) describes both; a Windows frame of 4 KiB
+    /// or more is probed page by page first. The body addresses it through the returned handle (on x86_64
+    /// `frame.at(offset)` is a memory operand, on aarch64 `frame.base()` and `frame.offset(offset)` are the
+    /// base and offset operands, on riscv64 `frame.at(offset)`).
+    ///
+    /// Up to the stack's 16-byte alignment the storage starts at the stack pointer. Above it (up to 2048; on
+    /// x86_64 and riscv64, since aarch64's vector registers need no more than 16), the prologue allocates
+    /// `align - 16` bytes more and points the ISA's frame base register
+    /// ([`Conventions::frame_base`](crate::abi::Conventions::frame_base): r15, s11) at the aligned start: the stack
+    /// pointer still moves by a constant, so the unwind data stays a plain allocation on every target (a frame
+    /// pointer with a realigned stack pointer has no Win64 unwind code), and the body may read that register
+    /// but not write it. No body instruction may write the stack pointer.
+    ///
+    /// Errors (reported by [`Builder::finish`], naming the function): a second frame, an alignment that is not a
+    /// power of two or that the ISA cannot give, more than [`MAX_LOCALS`](crate::abi::MAX_LOCALS) bytes.
+    ///
+    /// ```
+    /// use asmgen::isa::x86_64::{regs::*, X86Feature, Ymm, X86_64};
+    /// use asmgen::{Abi, Builder};
+    /// let mut b = Builder::<X86_64>::new("f", Abi::SysV, &[X86Feature::Avx]);
+    /// let frame = b.frame(256, 32);
+    /// b.vmovdqa(frame.at(32), Ymm(3)); // spill
+    /// b.vmovdqa(Ymm(3), frame.at(32)); // and reload
+    /// let f = b.finish().unwrap();
+    /// assert_eq!((f.frame.locals.bytes, f.frame.locals.align), (256, 32));
+    /// ```
+    pub fn frame(&mut self, bytes: u32, align: u32) -> StackFrame<I> {
+        let align = align.max(1);
+        if self.locals.bytes > 0 {
+            self.fail("asks for a second stack frame (one per function)".into());
+        } else if !align.is_power_of_two() {
+            self.fail(format!("asks for a stack frame aligned to {align} bytes, which is not a power of two"));
+        } else if align > 2048 {
+            self.fail(format!("asks for a stack frame aligned to {align} bytes, over 2048"));
+        } else if bytes > crate::abi::MAX_LOCALS {
+            self.fail(format!("asks for a stack frame of {bytes} bytes, over {}", crate::abi::MAX_LOCALS));
+        } else if bytes > 0 && align > 16 && I::frame_base(self.abi).is_none() {
+            self.fail(format!("asks for a stack frame aligned to {align} bytes; {:?} aligns frames to 16", I::ARCH));
+        } else if bytes > 0 {
+            self.locals = Locals { bytes, align: align.max(1) };
+            if let Some(base) = I::frame_base(self.abi).filter(|_| self.locals.over_aligned()) {
+                // The prologue writes it: the ABI may need it saved.
+                self.note_used(base.into());
+            }
+        }
+        let base = I::frame_base(self.abi).filter(|_| self.locals.over_aligned());
+        StackFrame { base, bytes }
+    }
+
+    /// Fails the function for a body instruction that writes the stack pointer or the frame base register.
+    #[cold]
+    fn fail_stack_write(&mut self, op: I::Op, operands: &[I::Operand]) {
+        let ctx = crate::isa::PrintCtx {
+            local_label_prefix: "",
+            page_refs: crate::isa::PageRefs { page: ("", ""), offset: ("", "") },
+        };
+        let inst: Inst<I> = Inst { op, operands: operands.iter().cloned().collect() };
+        let text = crate::syntax::format_inst(&inst, &ctx);
+        self.fail(format!(
+            "`{}` writes the stack pointer or the frame base register, which the prologue and epilogue own \
+             (and the unwind data describes): use the frame API (Builder::frame) for stack storage",
+            text.trim()
+        ));
+    }
+
     fn fail(&mut self, message: String) {
         if self.error.is_none() {
             self.error = Some(message);
@@ -475,7 +548,7 @@ impl<I: Isa> Builder<I> {
             signature: Signature { params: self.params },
             allowed: self.allowed,
             required: self.required,
-            frame: Frame { saved, params },
+            frame: Frame { saved, params, locals: self.locals },
             body,
             consts: self.consts,
         };
@@ -483,6 +556,39 @@ impl<I: Isa> Builder<I> {
             sink.finish(&function).map_err(|message| GenError { function: function.name.clone(), message })?;
         }
         Ok(function)
+    }
+}
+
+/// The local storage of a function ([`Builder::frame`]): where the body finds it. Its methods, per ISA, give the
+/// memory operands of offsets into it (checked to lie inside it).
+#[derive(Clone, Copy, Debug)]
+pub struct StackFrame<I: Isa> {
+    /// The register the storage starts at, when it is not the stack pointer (an over-aligned frame).
+    base: Option<I::Gpr>,
+    /// Its size.
+    bytes: u32,
+}
+
+impl<I: Isa> StackFrame<I> {
+    /// The storage's size in bytes.
+    pub fn bytes(&self) -> u32 {
+        self.bytes
+    }
+
+    /// The register it starts at: `None` for the stack pointer (as after the prologue), else the frame base
+    /// register of an over-aligned frame.
+    pub fn base_register(&self) -> Option<I::Gpr> {
+        self.base
+    }
+
+    /// `offset`, checked to lie inside the storage.
+    fn checked(&self, offset: i32) -> i32 {
+        assert!(
+            offset >= 0 && (offset as u32) < self.bytes,
+            "offset {offset} is outside the stack frame of {} bytes",
+            self.bytes
+        );
+        offset
     }
 }
 
