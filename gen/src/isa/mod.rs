@@ -302,8 +302,8 @@ mod tests {
 
         use aarch64::{regs::*, Aarch64, Op as A, V};
         let mut b = Builder::<Aarch64>::new("f", Abi::Aapcs64, &[]);
-        b.cmp(X0, X1).cmp(X0, 16).add(X0, X0, X1).add(SP, SP, 16).ldr(X2, X1, 8).ldr(V(0), X1, 16);
-        b.stp_pre(X29, X30, SP, -16).ldp_post(X29, X30, SP, 16);
+        b.cmp(X0, X1).cmp(X0, 16).add(X0, X0, X1).add(X3, SP, 16).ldr(X2, X1, 8).ldr(V(0), X1, 16);
+        b.stp_pre(X29, X30, X4, -16).ldp_post(X29, X30, X4, 16);
         let f = b.finish().unwrap();
         let ops: Vec<A> = f.body.iter().filter_map(|i| if let Item::Inst(i) = i { Some(i.op) } else { None }).collect();
         assert_eq!(ops, [A::cmp, A::cmp_imm, A::add, A::add_imm, A::ldr_x, A::ldr_q, A::stp_x_pre, A::ldp_x_post]);
