@@ -120,22 +120,37 @@ fn instances(here: &Label, near: &Label, far: &Label) -> Vec<(Op, Vec<Operand>)>
     out
 }
 
+/// The function of `instances`. The builder rejects instructions that write the stack pointer (kernels use its
+/// frame API), so those (`mov rsp, rax`, `push`, ...) go into the body directly, after the builder has checked
+/// the others.
 fn function(instances: &[(Op, Vec<Operand>)], here: &Label, near: &Label, far: &Label) -> asmgen::Function<X86_64> {
+    use asmgen::abi::Conventions;
+    use asmgen::ir::{Inst, Item};
+    let writes_sp = |op: &Op, operands: &[Operand]| X86_64::writes_stack(*op, operands, None);
     let mut b = Builder::<X86_64>::new("asmgen_test_encodings", Abi::SysV, <X86Feature as asmgen::Feature>::ALL);
-    b.bind(here);
-    for (op, operands) in instances.iter().take(instances.len() / 2) {
+    b.bind(here).bind(near).bind(far);
+    for (op, operands) in instances.iter().filter(|(op, o)| !writes_sp(op, o)) {
         b.inst(*op, operands.clone());
     }
-    b.bind(near);
-    for (op, operands) in instances.iter().skip(instances.len() / 2) {
-        b.inst(*op, operands.clone());
-    }
-    // Far enough that no short branch reaches it from the code above.
-    for _ in 0..200 {
-        b.vpxor(asmgen::isa::x86_64::Xmm(1), asmgen::isa::x86_64::Xmm(2), mem(RAX, 1024));
-    }
-    b.bind(far);
-    b.finish().unwrap()
+    let mut f = b.finish().unwrap();
+    let inst = |(op, operands): &(Op, Vec<Operand>)| Item::Inst(Inst { op: *op, operands: operands.clone().into() });
+    let (first, second) = instances.split_at(instances.len() / 2);
+    f.body = std::iter::once(Item::Label(here.clone()))
+        .chain(first.iter().map(inst))
+        .chain([Item::Label(near.clone())])
+        .chain(second.iter().map(inst))
+        // Far enough that no short branch reaches it from the code above.
+        .chain((0..200).map(|_| {
+            let operands = vec![
+                Operand::Xmm(1),
+                Operand::Xmm(2),
+                Operand::Mem(asmgen::isa::x86_64::Size::Xmmword, mem(RAX, 1024)),
+            ];
+            inst(&(Op::vpxor, operands))
+        }))
+        .chain([Item::Label(far.clone())])
+        .collect();
+    f
 }
 
 /// GNU as's bytes of the listing's one function, in its section `.text.<symbol>` (local labels resolve within

@@ -119,6 +119,7 @@ pub fn jit_expectation(aot: &str) -> String {
 pub mod bench;
 pub mod caps;
 pub mod coff;
+pub mod frames;
 pub mod ct;
 pub mod interp;
 pub mod kernel_calls;
