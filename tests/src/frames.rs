@@ -174,3 +174,82 @@ pub fn listing<I: asmgen::Isa>(
         functions: shapes(arch).iter().map(|s| build(s, abi)).collect(),
     }
 }
+
+/// The kernels of this host's ISA for its Linux ABI, lowered by the JIT's lowering ([`asmgen::lower::lower`])
+/// and mapped read-execute: each shape with its entry point. The mapping is never unmapped.
+#[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "riscv64")))]
+pub fn host_kernels() -> Vec<(Shape, *const ())> {
+    #[cfg(target_arch = "x86_64")]
+    let (arch, functions) = {
+        let arch = asmgen::Arch::X86_64;
+        (arch, shapes(arch).iter().map(|s| x86_64(s, Abi::SysV)).collect::<Vec<_>>())
+    };
+    #[cfg(target_arch = "aarch64")]
+    let (arch, functions) = {
+        let arch = asmgen::Arch::Aarch64;
+        (arch, shapes(arch).iter().map(|s| aarch64(s, Abi::Aapcs64)).collect::<Vec<_>>())
+    };
+    #[cfg(target_arch = "riscv64")]
+    let (arch, functions) = {
+        let arch = asmgen::Arch::Riscv64;
+        (arch, shapes(arch).iter().map(|s| riscv64(s, Abi::Lp64d)).collect::<Vec<_>>())
+    };
+    let refs: Vec<_> = functions.iter().collect();
+    let image = asmgen::lower::lower(&refs).expect("the frame kernels lower");
+    let base = map_executable(&image.bytes);
+    shapes(arch)
+        .into_iter()
+        .zip(&image.symbols)
+        .map(|(s, sym)| {
+            assert_eq!(sym.name, s.name);
+            (s, (base + sym.offset) as *const ())
+        })
+        .collect()
+}
+
+/// Copies `code` into a fresh mapping, makes it read-execute (never writable and executable at once) and
+/// synchronises the instruction cache; its address.
+#[cfg(target_os = "linux")]
+fn map_executable(code: &[u8]) -> usize {
+    let len = code.len().div_ceil(4096) * 4096;
+    // SAFETY: a fresh anonymous mapping, written within its length, then only made executable.
+    unsafe {
+        let p = libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        );
+        assert_ne!(p, libc::MAP_FAILED, "mmap failed");
+        std::ptr::copy_nonoverlapping(code.as_ptr(), p.cast::<u8>(), code.len());
+        assert_eq!(libc::mprotect(p, len, libc::PROT_READ | libc::PROT_EXEC), 0, "mprotect failed");
+        sync_icache(p as usize, len);
+        p as usize
+    }
+}
+
+/// Makes the instruction fetch see the bytes written at `[addr, addr + len)`.
+#[cfg(target_os = "linux")]
+fn sync_icache(addr: usize, len: usize) {
+    #[cfg(target_arch = "aarch64")]
+    // SAFETY: cache maintenance of mapped, readable memory.
+    unsafe {
+        for line in (addr..addr + len).step_by(64) {
+            std::arch::asm!("dc cvau, {0}", in(reg) line);
+        }
+        std::arch::asm!("dsb ish");
+        for line in (addr..addr + len).step_by(64) {
+            std::arch::asm!("ic ivau, {0}", in(reg) line);
+        }
+        std::arch::asm!("dsb ish", "isb");
+    }
+    #[cfg(target_arch = "riscv64")]
+    // SAFETY: fence.i, then the riscv_flush_icache system call (259) for every hart of the process.
+    unsafe {
+        std::arch::asm!("fence.i");
+        libc::syscall(259, addr, addr + len, 0usize);
+    }
+    let _ = (addr, len);
+}

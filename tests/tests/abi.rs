@@ -962,3 +962,44 @@ fn the_trampoline_catches_broken_functions() {
         expect(asmgen_abi_broken_ctl, "frm", &mut rng);
     }
 }
+
+/// Kernels with stack frames (the test-only `asmgen_tests::frames`, none in the catalog), lowered for this
+/// host's Linux ABI and mapped here: each keeps the callee-saved registers and the stack pointer, and computes
+/// its known answer from the slots it wrote across its frame (an over-aligned frame's misaligned base, or a
+/// misaligned ymm reload, would change or fault it).
+#[cfg(target_os = "linux")]
+#[test]
+fn kernels_with_frames_keep_the_abi() {
+    use asmgen_tests::frames::{expected, host_kernels};
+    #[cfg(target_arch = "x86_64")]
+    if !std::arch::is_x86_feature_detected!("avx") {
+        eprintln!("abi: no AVX: the frame kernels are not run");
+        return;
+    }
+    let arch = if cfg!(target_arch = "x86_64") {
+        asmgen::Arch::X86_64
+    } else if cfg!(target_arch = "aarch64") {
+        asmgen::Arch::Aarch64
+    } else {
+        asmgen::Arch::Riscv64
+    };
+    let s = seed();
+    let mut rng = Rng::new(s);
+    let mut failures = Vec::new();
+    for (shape, entry) in host_kernels() {
+        for _ in 0..4 {
+            let mut out = [0u64; 1];
+            let mut args = [0u64; 6];
+            for a in &mut args[1..] {
+                *a = rng.next_u64();
+            }
+            args[0] = out.as_mut_ptr() as u64;
+            let broken = abi_breaks(entry, &args, &mut rng);
+            failures.extend(broken.iter().map(|b| format!("{}: {b}", shape.name)));
+            if out[0] != expected(&shape, arch, &args) {
+                failures.push(format!("{}: {:#x}, expected {:#x}", shape.name, out[0], expected(&shape, arch, &args)));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "seed {s}: frame kernels that broke the ABI or miscomputed:\n{}", failures.join("\n"));
+}

@@ -145,10 +145,21 @@ fn registers(text: &str) -> Vec<String> {
     regs.split(',').map(str::trim).filter(|r| !r.is_empty()).map(str::to_string).collect()
 }
 
+/// An instruction as `llvm-readobj` spells its unwind code: an allocation `sub sp, sp, #n` as `sub sp, #n`
+/// (and `add` in an epilogue), the rest as disassembled.
+fn as_code(text: &str) -> String {
+    text.replacen("sub sp, sp, #", "sub sp, #", 1).replacen("add sp, sp, #", "add sp, #", 1)
+}
+
+/// Whether `text` is a stack probe's store (`str xzr, [sp]`): an unwind no-op.
+fn is_probe(text: &str) -> bool {
+    text == "str xzr, [sp]" || text == "str xzr, [sp, #0]"
+}
+
 /// The store an epilogue load undoes, spelled as the prologue's (`ldp x19, x20, [sp], #32` is
-/// `stp x19, x20, [sp, #-32]!`).
+/// `stp x19, x20, [sp, #-32]!`; `add sp, #n` undoes `sub sp, #n`).
 fn as_store(load: &str) -> String {
-    let store = load.replacen("ldp", "stp", 1).replacen("ldr", "str", 1);
+    let store = load.replacen("ldp", "stp", 1).replacen("ldr", "str", 1).replacen("add sp, #", "sub sp, #", 1);
     match store.split_once("[sp], #") {
         Some((head, n)) => format!("{head}[sp, #-{n}]!"),
         None => store,
@@ -191,15 +202,20 @@ fn check_function(u: &Unwind, insts: &[Insn], saves: &BTreeSet<String>) -> Resul
     if let Some(x) = insts.iter().find(|x| registers(&x.2).iter().any(|r| r == "x18" || r == "w18")) {
         return Err(format!("uses x18, which Windows reserves: {}", x.2));
     }
-    // Prologue: codes in execution order, one per instruction; the landing pad is the no-op.
+    // Prologue: codes in execution order, one per instruction; the landing pad and a stack probe's store are
+    // no-ops, an allocation is spelled `sub sp, #n`.
     let prologue: Vec<&String> = u.prologue.iter().rev().collect();
     for (i, c) in prologue.iter().enumerate() {
-        let expect = if ["bti c", "hint #34"].contains(&text(i)) { "nop" } else { text(i) };
-        if *c != expect {
+        let expect = if ["bti c", "hint #34"].contains(&text(i)) || is_probe(text(i)) {
+            "nop".to_string()
+        } else {
+            as_code(text(i))
+        };
+        if **c != expect {
             return Err(format!("prologue instruction {i} is `{}` but its unwind code says `{c}`", text(i)));
         }
     }
-    let saved: BTreeSet<String> = prologue.iter().flat_map(|c| registers(c)).collect();
+    let saved: BTreeSet<String> = prologue.iter().filter(|c| c.starts_with("st")).flat_map(|c| registers(c)).collect();
     if &saved != saves {
         return Err(format!("unwind codes save {saved:?}, the listing says it saves {saves:?}"));
     }
@@ -213,7 +229,7 @@ fn check_function(u: &Unwind, insts: &[Insn], saves: &BTreeSet<String>) -> Resul
         (false, s) => return Err(format!("{} epilogues, one expected", s.len())),
     };
     for (i, c) in u.epilogue.iter().enumerate() {
-        if text(start + i) != c {
+        if as_code(text(start + i)) != *c {
             return Err(format!("epilogue instruction {i} is `{}` but its unwind code says `{c}`", text(start + i)));
         }
     }
@@ -336,5 +352,34 @@ fn unwind_check_rejects_a_wrong_save_offset() {
     assert!(wrong.contains("stp d8, d9, [sp, #32]") && wrong.contains("[sp, #16]"), "{wrong}");
     let order = check("order", &function(32, x19, d8)).expect_err("an epilogue in the wrong order is caught");
     assert!(order.contains("epilogue"), "{order}");
+    let _ = std::fs::remove_dir_all(out);
+}
+
+/// The test-only kernels with stack frames (`asmgen_tests::frames`): the unwind codes describe every
+/// allocation step (`alloc_s`/`alloc_m`, `sub sp, #n`) after the saves, every stack probe of a frame of 4 KiB
+/// or more (`str xzr, [sp]`, a no-op code after each step), and the epilogue frees the frame before the loads.
+#[test]
+fn kernels_with_frames_have_unwind_data_for_their_allocations_and_probes() {
+    use asmgen_tests::frames::{aarch64, listing, shapes};
+    if !asmgen_tests::have_all(TOOLS, "decoding the unwind data of kernels with frames") {
+        return;
+    }
+    let l = listing(asmgen::Abi::WinArm64, asmgen::Arch::Aarch64, aarch64);
+    let text = asmgen::emit::gas::listing(asmgen::Target::AARCH64_WINDOWS, &l, "test").unwrap();
+    let out = temp_dir("frames");
+    let (src, obj) = (out.join("frames.S"), out.join("frames.o"));
+    std::fs::write(&src, &text).unwrap();
+    assemble("aarch64-windows-msvc", &src, &obj).unwrap();
+    assert_eq!(check_unwind(&text, &obj), Ok(shapes(asmgen::Arch::Aarch64).len()));
+    let code = disassemble(&obj);
+    for (shape, u) in shapes(asmgen::Arch::Aarch64).iter().zip(unwind_info(&obj)) {
+        assert_eq!(u.name, shape.name);
+        let allocated: u32 = u.prologue.iter().filter_map(|c| c.strip_prefix("sub sp, #")?.parse::<u32>().ok()).sum();
+        assert_eq!(allocated, shape.bytes.div_ceil(16) * 16, "{}: allocation codes {:?}", shape.name, u.prologue);
+        let (_, insts) = code.functions.values().find(|(n, _)| *n == u.name).unwrap();
+        let probes = insts.iter().filter(|i| is_probe(&i.2)).count();
+        let steps = u.prologue.iter().filter(|c| c.starts_with("sub sp, #")).count();
+        assert_eq!(probes, if shape.bytes >= 4096 { steps } else { 0 }, "{}: stack probes", shape.name);
+    }
     let _ = std::fs::remove_dir_all(out);
 }
