@@ -163,11 +163,7 @@ pub fn riscv64(shape: &Shape, abi: Abi) -> Function<Riscv64> {
 }
 
 /// The listing of every shape's kernel for `abi`, built by `build`.
-pub fn listing<I: asmgen::Isa>(
-    abi: Abi,
-    arch: asmgen::Arch,
-    build: impl Fn(&Shape, Abi) -> Function<I>,
-) -> Listing<I> {
+pub fn listing<I: asmgen::Isa>(abi: Abi, arch: asmgen::Arch, build: impl Fn(&Shape, Abi) -> Function<I>) -> Listing<I> {
     Listing {
         name: "frames".into(),
         title: "test kernels with stack frames".into(),

@@ -119,8 +119,8 @@ pub fn jit_expectation(aot: &str) -> String {
 pub mod bench;
 pub mod caps;
 pub mod coff;
-pub mod frames;
 pub mod ct;
+pub mod frames;
 pub mod interp;
 pub mod kernel_calls;
 pub mod sections;

@@ -460,7 +460,7 @@ impl<I: Isa> Builder<I> {
     /// use asmgen::{Abi, Builder};
     /// let mut b = Builder::<X86_64>::new("f", Abi::SysV, &[X86Feature::Avx]);
     /// let frame = b.frame(256, 32);
-    /// b.vmovdqa(frame.at(32), Ymm(3)); // spill
+    /// b.vmovdqu(frame.at(32), Ymm(3)); // spill
     /// b.vmovdqa(Ymm(3), frame.at(32)); // and reload
     /// let f = b.finish().unwrap();
     /// assert_eq!((f.frame.locals.bytes, f.frame.locals.align), (256, 32));
