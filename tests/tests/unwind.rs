@@ -868,9 +868,14 @@ fn eh_frame_hdr_of(anchor: usize) -> Option<(usize, usize, usize)> {
 
 fn eh_info() -> &'static EhInfo {
     static EH: OnceLock<EhInfo> = OnceLock::new();
-    EH.get_or_init(|| {
-        let (hdr_addr, hdr_len, seg_end) = eh_frame_hdr_of(asmgen_unwind_trampoline as *const () as usize)
-            .expect("this executable has a PT_GNU_EH_FRAME segment (.eh_frame_hdr)");
+    EH.get_or_init(|| eh_info_at(asmgen_unwind_trampoline as *const () as usize))
+}
+
+/// The `.eh_frame` of the loaded object that contains `anchor` (this executable, or a library loaded here).
+fn eh_info_at(anchor: usize) -> EhInfo {
+    {
+        let (hdr_addr, hdr_len, seg_end) =
+            eh_frame_hdr_of(anchor).expect("the object has a PT_GNU_EH_FRAME segment (.eh_frame_hdr)");
         // SAFETY: the segment is mapped for the life of the process.
         let hdr_bytes: &'static [u8] = unsafe { std::slice::from_raw_parts(hdr_addr as *const u8, hdr_len) };
         let bases = BaseAddresses::default().set_eh_frame_hdr(hdr_addr as u64);
@@ -885,12 +890,16 @@ fn eh_info() -> &'static EhInfo {
             unsafe { std::slice::from_raw_parts(frame_addr as *const u8, seg_end - frame_addr) };
         let bases = bases.set_eh_frame(frame_addr as u64);
         EhInfo { hdr, frame: EhFrame::new(frame_bytes, LittleEndian), bases }
-    })
+    }
 }
 
 /// The FDE that covers `addr`.
 fn fde_of(addr: u64) -> Option<Fde> {
-    let eh = eh_info();
+    fde_in(eh_info(), addr)
+}
+
+/// The FDE of `eh` that covers `addr`.
+fn fde_in(eh: &'static EhInfo, addr: u64) -> Option<Fde> {
     let table = eh.hdr.table()?;
     table.fde_for_address(&eh.frame, &eh.bases, addr, EhFrame::cie_from_offset).ok()
 }
@@ -1767,3 +1776,98 @@ const SAVED_FIRST: &str = "r12";
 const SAVED_FIRST: &str = "x19";
 #[cfg(target_arch = "riscv64")]
 const SAVED_FIRST: &str = "s0";
+
+/// Kernels with stack frames (the test-only `asmgen_tests::frames`; the catalog has none): their listing for this
+/// host's Linux target is assembled and linked as a shared library with the C compiler, loaded here, and each
+/// function is stepped like a listing function: from every instruction (the probes, the allocation, the
+/// over-aligned base's set-up, the body's frame accesses, the freeing) one frame is unwound with the library's
+/// `.eh_frame` and must give the caller's stack pointer, return address and callee-saved registers.
+#[test]
+fn kernels_with_frames_unwind_from_every_instruction() {
+    use asmgen_tests::frames::{expected, listing, shapes};
+    let _guard = lock();
+    #[cfg(target_arch = "x86_64")]
+    if !std::arch::is_x86_feature_detected!("avx") {
+        eprintln!("unwind: no AVX: the frame kernels are not stepped");
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
+    let (arch, text) = {
+        let l = listing(asmgen::Abi::SysV, asmgen::Arch::X86_64, asmgen_tests::frames::x86_64);
+        (asmgen::Arch::X86_64, gas(asmgen::Target::X86_64_LINUX, &l))
+    };
+    #[cfg(target_arch = "aarch64")]
+    let (arch, text) = {
+        let l = listing(asmgen::Abi::Aapcs64, asmgen::Arch::Aarch64, asmgen_tests::frames::aarch64);
+        (asmgen::Arch::Aarch64, gas(asmgen::Target::AARCH64_LINUX, &l))
+    };
+    #[cfg(target_arch = "riscv64")]
+    let (arch, text) = {
+        let l = listing(asmgen::Abi::Lp64d, asmgen::Arch::Riscv64, asmgen_tests::frames::riscv64);
+        (asmgen::Arch::Riscv64, gas(asmgen::Target::RISCV64_LINUX, &l))
+    };
+    let Some(lib) = shared_library(&text) else { return };
+    let mut st = Stepper::new();
+    let mut failures = Vec::new();
+    for shape in shapes(arch) {
+        let name = std::ffi::CString::new(shape.name).unwrap();
+        // SAFETY: a symbol lookup in a library loaded for the life of the process.
+        let entry = unsafe { libc::dlsym(lib, name.as_ptr()) } as u64;
+        assert_ne!(entry, 0, "{} is not in the library", shape.name);
+        let eh: &'static EhInfo = Box::leak(Box::new(eh_info_at(entry as usize)));
+        let fde = fde_in(eh, entry).unwrap_or_else(|| panic!("{} has no FDE", shape.name));
+        assert_eq!(fde.initial_address(), entry);
+        let t = Target { name: shape.name.into(), code: entry, cfi: entry, len: fde.len(), fde };
+        let mut out = Box::new([0u64; 1]);
+        let mut rng = Rng::new(seed());
+        let mut args = [0u64; 6];
+        for a in &mut args[1..] {
+            *a = rng.next_u64();
+        }
+        args[0] = out.as_mut_ptr() as u64;
+        let report = step_function(&mut st, &t, &[0], &mut |_| args.to_vec());
+        assert!(report.unreached.is_empty(), "{}: unreached {:x?}", shape.name, report.unreached);
+        assert!(report.broken_calls.is_empty(), "{}: {:?}", shape.name, report.broken_calls);
+        failures.extend(report.summary(shape.name));
+        assert_eq!(out[0], expected(&shape, arch, &args), "{}: the kernel's answer", shape.name);
+        eprintln!("unwind: {}: {} instructions stepped", shape.name, t.boundaries().len());
+    }
+    assert!(failures.is_empty(), "wrong unwinding:\n{}", failures.join("\n"));
+}
+
+/// The GNU as listing of `l` for `target`, its functions exported (a library's symbols are looked up by name).
+fn gas<I: asmgen::Isa>(target: asmgen::Target, l: &asmgen::Listing<I>) -> String {
+    asmgen::emit::gas::listing_with(target, l, "tests/src/frames.rs", asmgen::emit::gas::Visibility::Default)
+        .expect("the frame kernels' listing")
+}
+
+/// Assembles and links `text` into a shared library with the C compiler (`cc`, or the target's cross compiler
+/// when `cc` makes code this process cannot load, as under qemu) and loads it; `None`, with a notice, when no
+/// compiler does.
+fn shared_library(text: &str) -> Option<*mut c_void> {
+    let dir = std::env::temp_dir().join(format!("asmgen-unwind-frames-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = dir.join("frames.S");
+    std::fs::write(&src, text).unwrap();
+    let cross = format!("{}-linux-gnu-gcc", std::env::consts::ARCH);
+    for (i, cc) in ["cc", cross.as_str()].into_iter().enumerate() {
+        let lib = dir.join(format!("frames{i}.so"));
+        let built = std::process::Command::new(cc)
+            .args(["-shared", "-nostdlib", "-o"])
+            .arg(&lib)
+            .arg(&src)
+            .status()
+            .is_ok_and(|s| s.success());
+        if !built {
+            continue;
+        }
+        let path = std::ffi::CString::new(lib.to_str().unwrap()).unwrap();
+        // SAFETY: the library holds only the frame kernels (no initialisers).
+        let handle = unsafe { libc::dlopen(path.as_ptr(), libc::RTLD_NOW) };
+        if !handle.is_null() {
+            return Some(handle);
+        }
+    }
+    asmgen_tests::tool_missing(&format!("no C compiler (cc, {cross}) links a library this process loads"));
+    None
+}
