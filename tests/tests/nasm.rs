@@ -199,3 +199,30 @@ fn nasm_writes_moves_of_immediates_as_gnu_as_encodes_them() {
     coff::nasm(&plain, &p);
     assert!(compare_code(&gas, &coff::section(&p, ".text")).is_err(), "NASM kept the long form by itself");
 }
+
+/// The test-only kernels with stack frames (`asmgen_tests::frames`: small, large, probed and over-aligned
+/// frames): the NASM listing makes GNU as's code and the same unwind data (written out as `.xdata` by the
+/// emitter, from the same prologue description).
+#[test]
+fn nasm_kernels_with_frames_make_the_gnu_as_code_and_unwind_data() {
+    if !tools("assembling the NASM listing of kernels with frames") {
+        return;
+    }
+    let l = asmgen_tests::frames::listing(asmgen::Abi::Win64, asmgen::Arch::X86_64, asmgen_tests::frames::x86_64);
+    let dir = coff::scratch("nasm", "frames");
+    let (asm, s) = (dir.join("frames.asm"), dir.join("frames.S"));
+    let source = "tests/src/frames.rs";
+    std::fs::write(&asm, asmgen::emit::nasm::listing(asmgen::Target::X86_64_WINDOWS_NASM, &l, source).unwrap())
+        .unwrap();
+    std::fs::write(&s, asmgen::emit::gas::listing(asmgen::Target::X86_64_WINDOWS, &l, source).unwrap()).unwrap();
+    let (g, n) = assemble(&asm, &s, "frames");
+    let code = coff::section(&g, ".text");
+    assert!(!code.is_empty());
+    compare_code(&code, &coff::section(&n, ".text")).unwrap();
+    assert_eq!(compare_unwind(&g, &n), Ok(l.functions.len()));
+    // The JIT's unwind data (registered with RtlAddFunctionTable on Windows) is GNU as's `.xdata`, byte for byte.
+    let refs: Vec<_> = l.functions.iter().collect();
+    let image = asmgen::lower::lower(&refs).unwrap();
+    let jit = asmgen::lower::win64_unwind::win64_unwind(&refs, &image).unwrap();
+    assert_eq!(jit.xdata, coff::section(&g, ".xdata"), "the JIT's UNWIND_INFOs");
+}

@@ -319,3 +319,67 @@ fn windows_code_differs_from_linux_only_where_the_abi_demands() {
     }
     assert!(compared > 40, "only {compared} functions compared");
 }
+
+/// The Win64 listing of the test-only kernels with stack frames (`asmgen_tests::frames`), written to a scratch
+/// file: (path, text, functions).
+fn frame_listing(test: &str) -> (PathBuf, String, Vec<Function<X86_64>>) {
+    let l = asmgen_tests::frames::listing(asmgen::Abi::Win64, asmgen::Arch::X86_64, asmgen_tests::frames::x86_64);
+    let text = asmgen::emit::gas::listing(Target::X86_64_WINDOWS, &l, "tests/src/frames.rs").unwrap();
+    let dir = std::env::temp_dir().join(format!("asmgen-windows-frames-{test}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = dir.join("frames.S");
+    std::fs::write(&src, &text).unwrap();
+    (src, text, l.functions)
+}
+
+/// Kernels with stack frames: both assemblers' unwind data holds the pushes, one allocation of the frame and
+/// the vector save area together (`UWOP_ALLOC_SMALL` up to 128 bytes, `UWOP_ALLOC_LARGE` beyond) and the xmm
+/// saves above the frame; a frame of 4 KiB or more is probed first, one load per page below the stack pointer,
+/// nearest first, before its allocation.
+#[test]
+fn kernels_with_frames_have_unwind_data_for_small_large_and_probed_frames() {
+    if !tools("decoding the unwind data of kernels with frames") {
+        return;
+    }
+    let (src, text, functions) = frame_listing("unwind");
+    let (g, l) = assemble(&src, "frames");
+    let mut kinds = BTreeMap::new();
+    for f in &functions {
+        let pushes = f.frame.saved.iter().filter(|r| matches!(r, Reg::Gpr(_))).count();
+        let vecs: Vec<u8> =
+            f.frame.saved.iter().filter_map(|r| if let Reg::Vec(n) = r { Some(*n) } else { None }).collect();
+        let locals = f.frame.locals.allocation();
+        let alloc = asmgen::abi::x86_64::alloc(pushes, locals + 16 * vecs.len() as u32);
+        let mut expected: Vec<String> = f
+            .frame
+            .saved
+            .iter()
+            .filter(|r| matches!(r, Reg::Gpr(_)))
+            .map(|r| format!("PUSH_NONVOL reg={}", X86_64::reg_name(*r).to_uppercase()))
+            .collect();
+        let kind = if alloc > 128 { "ALLOC_LARGE" } else { "ALLOC_SMALL" };
+        expected.push(format!("{kind} size={alloc}"));
+        for (i, n) in vecs.iter().enumerate() {
+            expected
+                .push(format!("SAVE_XMM128 reg=XMM{n}, offset={:#X}", locals as usize + 16 * i).replace("0X", "0x"));
+        }
+        for obj in [&g, &l] {
+            assert_eq!(unwind_codes(obj, &f.name), expected, "{} in {}", f.name, obj.display());
+        }
+        // The prologue's probes: one load per page of the allocation, nearest first.
+        let body = &text[text.find(&format!("\n{}:", f.name)).unwrap()..];
+        let prologue = &body[..body.find(".seh_endprologue").unwrap()];
+        let probes: Vec<&str> = prologue.lines().filter(|l| l.contains("rax, qword ptr [rsp - ")).collect();
+        let pages = alloc as usize / 4096;
+        assert_eq!(probes.len(), pages, "{}: probes {probes:?}", f.name);
+        for (k, p) in probes.iter().enumerate() {
+            assert!(p.ends_with(&format!("[rsp - {}]", 4096 * (k + 1))), "{}: probe {k}: {p}", f.name);
+        }
+        println!("{}: {} ({pages} pages probed)", f.name, expected.join(", "));
+        *kinds.entry(kind).or_insert(0) += 1;
+        if pages > 0 {
+            *kinds.entry("probed").or_insert(0) += 1;
+        }
+    }
+    assert!(kinds.len() == 3, "small, large and probed frames: {kinds:?}");
+}
