@@ -249,3 +249,62 @@ fn sync_icache(addr: usize, len: usize) {
     }
     let _ = (addr, len);
 }
+
+/// The Win64 kernels, lowered by the JIT's lowering and mapped read-execute with their unwind data
+/// ([`asmgen::lower::win64_unwind`]) registered (`RtlAddFunctionTable`), as the runtime's JIT does: each shape
+/// with its entry point. Never unmapped.
+#[cfg(all(windows, target_arch = "x86_64"))]
+pub fn host_kernels() -> Vec<(Shape, *const ())> {
+    #[repr(C)]
+    struct RuntimeFunction {
+        begin: u32,
+        end: u32,
+        unwind_info: u32,
+    }
+    #[link(name = "kernel32")]
+    extern "system" {
+        fn VirtualAlloc(at: *mut u8, len: usize, kind: u32, protect: u32) -> *mut u8;
+        fn VirtualProtect(at: *mut u8, len: usize, protect: u32, old: *mut u32) -> i32;
+        fn GetCurrentProcess() -> *mut u8;
+        fn FlushInstructionCache(process: *mut u8, at: *const u8, len: usize) -> i32;
+        fn RtlAddFunctionTable(table: *const RuntimeFunction, count: u32, base: u64) -> u8;
+    }
+    let arch = asmgen::Arch::X86_64;
+    let functions: Vec<_> = shapes(arch).iter().map(|s| x86_64(s, Abi::Win64)).collect();
+    let refs: Vec<_> = functions.iter().collect();
+    let image = asmgen::lower::lower(&refs).expect("the frame kernels lower");
+    let unwind = asmgen::lower::win64_unwind::win64_unwind(&refs, &image).expect("their unwind data");
+    let mut bytes = image.bytes.clone();
+    bytes.resize(bytes.len().next_multiple_of(4), 0);
+    let xdata = bytes.len() as u32;
+    bytes.extend_from_slice(&unwind.xdata);
+    let table: &'static [RuntimeFunction] = Vec::leak(
+        unwind
+            .functions
+            .iter()
+            .map(|&(begin, end, at)| RuntimeFunction { begin, end, unwind_info: xdata + at })
+            .collect(),
+    );
+    // SAFETY: a fresh allocation, written within its length, then only made executable; the table and the
+    // code stay for the life of the process.
+    let base = unsafe {
+        let p = VirtualAlloc(std::ptr::null_mut(), bytes.len(), 0x3000, 0x04);
+        assert!(!p.is_null(), "VirtualAlloc failed");
+        std::ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len());
+        let mut old = 0;
+        assert_ne!(VirtualProtect(p, bytes.len(), 0x20, &mut old), 0, "VirtualProtect failed");
+        FlushInstructionCache(GetCurrentProcess(), p, bytes.len());
+        assert_ne!(RtlAddFunctionTable(table.as_ptr(), table.len() as u32, p as u64), 0, "RtlAddFunctionTable failed");
+        p as usize
+    };
+    shapes(arch).into_iter().zip(&image.symbols).map(|(s, sym)| (s, (base + sym.offset) as *const ())).collect()
+}
+
+/// The bytes the Win64 kernel of `shape` moves the stack pointer by in its prologue: its pushes, and the one
+/// allocation of the frame and the vector save area.
+pub fn win64_frame_size(shape: &Shape) -> u64 {
+    let f = x86_64(shape, Abi::Win64);
+    let pushes = f.frame.saved.iter().filter(|r| matches!(r, asmgen::isa::x86_64::Reg::Gpr(_))).count();
+    let vecs = f.frame.saved.len() - pushes;
+    8 * pushes as u64 + asmgen::abi::x86_64::alloc(pushes, f.frame.locals.allocation() + 16 * vecs as u32) as u64
+}

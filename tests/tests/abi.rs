@@ -692,7 +692,7 @@ fn ymm_checked() -> bool {
 }
 
 /// Win64: the size of the private stack the kernel runs on, and the byte it is filled with.
-const STACK_BYTES: usize = 8192;
+const STACK_BYTES: usize = 64 * 1024;
 const STACK_PATTERN: u8 = 0xa5;
 
 /// Calls `f` through the trampoline with `args` and random callee-saved registers; returns the frame and (on
@@ -964,10 +964,9 @@ fn the_trampoline_catches_broken_functions() {
 }
 
 /// Kernels with stack frames (the test-only `asmgen_tests::frames`, none in the catalog), lowered for this
-/// host's Linux ABI and mapped here: each keeps the callee-saved registers and the stack pointer, and computes
+/// host's ABI and mapped here (on Windows with their unwind data registered): each keeps the callee-saved registers and the stack pointer, and computes
 /// its known answer from the slots it wrote across its frame (an over-aligned frame's misaligned base, or a
 /// misaligned ymm reload, would change or fault it).
-#[cfg(target_os = "linux")]
 #[test]
 fn kernels_with_frames_keep_the_abi() {
     use asmgen_tests::frames::{expected, host_kernels};
@@ -987,6 +986,14 @@ fn kernels_with_frames_keep_the_abi() {
     let mut rng = Rng::new(s);
     let mut failures = Vec::new();
     for (shape, entry) in host_kernels() {
+        // Win64: the unwind data registered for the kernel declares the frame its prologue makes.
+        #[cfg(windows)]
+        assert_eq!(
+            win64::unwind_frame_size(entry),
+            Some(asmgen_tests::frames::win64_frame_size(&shape)),
+            "{}: the unwind data's frame",
+            shape.name
+        );
         for _ in 0..4 {
             let mut out = [0u64; 1];
             let mut args = [0u64; 6];

@@ -615,3 +615,41 @@ fn a_wrong_unwind_entry_is_caught() {
         eprintln!("unwind: caught: {}", failures[0]);
     }
 }
+
+/// Kernels with stack frames (the test-only `asmgen_tests::frames`: small, large, probed and over-aligned
+/// frames), lowered and mapped with their unwind data registered as the JIT does: every instruction is stepped
+/// (the probes, the allocation, the body's frame accesses, the epilogue), one frame is unwound at each, and the
+/// kernel's answer is checked.
+#[test]
+fn kernels_with_frames_unwind_from_every_instruction() {
+    use asmgen_tests::frames::{expected, host_kernels};
+    if !std::arch::is_x86_feature_detected!("avx") {
+        eprintln!("unwind: no AVX: the frame kernels are not stepped");
+        return;
+    }
+    let mut rng = Rng::new(seed());
+    let mut failures = Vec::new();
+    for (shape, entry) in host_kernels() {
+        let mut out = Box::new([0u64; 1]);
+        let mut args = [0u64; 6];
+        for a in &mut args[1..] {
+            *a = rng.next_u64();
+        }
+        args[0] = out.as_mut_ptr() as u64;
+        let (steps, broken) = step(entry, &args, &mut rng);
+        failures.extend(broken.into_iter().map(|b| format!("{}: {b}", shape.name)));
+        let (begin, end) = function_range(entry).expect("a registered unwind entry");
+        let stepped: BTreeSet<u64> = steps.into_iter().collect();
+        let missed: Vec<u64> =
+            instructions(begin, end).into_iter().filter(|i| !stepped.contains(i)).map(|i| i - begin).collect();
+        assert!(missed.is_empty(), "{}: instructions never stepped at {missed:x?}", shape.name);
+        assert_eq!(out[0], expected(&shape, asmgen::Arch::X86_64, &args), "{}: the kernel's answer", shape.name);
+        eprintln!(
+            "unwind: {}: {} instructions stepped, prologue {} bytes",
+            shape.name,
+            stepped.len(),
+            prolog_size(entry)
+        );
+    }
+    assert!(failures.is_empty(), "kernels with frames whose unwinding failed:\n{}", failures.join("\n"));
+}
