@@ -226,3 +226,20 @@ fn nasm_kernels_with_frames_make_the_gnu_as_code_and_unwind_data() {
     let jit = asmgen::lower::win64_unwind::win64_unwind(&refs, &image).unwrap();
     assert_eq!(jit.xdata, coff::section(&g, ".xdata"), "the JIT's UNWIND_INFOs");
 }
+
+/// The JIT's streamed lowering (x86_64: encoded while the kernel is built, `lower::x86_64::Stream`) makes the
+/// same image of the kernels with frames as the lowering of their items, under both ABIs.
+#[test]
+fn kernels_with_frames_lower_to_the_same_bytes_streamed() {
+    use asmgen::lower::x86_64::Stream;
+    for abi in [asmgen::Abi::SysV, asmgen::Abi::Win64] {
+        let build = || asmgen_tests::frames::listing(abi, asmgen::Arch::X86_64, asmgen_tests::frames::x86_64).functions;
+        let functions = build();
+        let image = asmgen::lower::lower(&functions.iter().collect::<Vec<_>>()).unwrap();
+        let (streamed, stream) = Stream::build(|| asmgen::builder::without_text(build));
+        assert!(streamed.iter().all(|f| f.body.is_empty()), "a streamed function kept items");
+        let s = stream.lower(&streamed.iter().collect::<Vec<_>>()).unwrap();
+        assert!(image.bytes == s.bytes, "{abi:?}: the streamed bytes differ");
+        assert_eq!(image.symbols, s.symbols, "{abi:?}");
+    }
+}

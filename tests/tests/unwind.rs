@@ -1856,6 +1856,7 @@ fn shared_library(text: &str) -> Option<*mut c_void> {
             .args(["-shared", "-nostdlib", "-o"])
             .arg(&lib)
             .arg(&src)
+            .stderr(std::process::Stdio::null())
             .status()
             .is_ok_and(|s| s.success());
         if !built {
