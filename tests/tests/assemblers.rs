@@ -134,3 +134,57 @@ fn riscv64_objects_claim_only_the_base_isa() {
     }
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// The test-only kernels with stack frames (`asmgen_tests::frames`) are emitted for every generated target, each
+/// built for the target's ABI, and assemble there: llvm-mc-19 for every GNU as listing (ELF, Mach-O, COFF),
+/// NASM for the NASM one. (Their unwind data is checked by `windows.rs`, `nasm.rs`, `windows_arm64.rs`,
+/// `unwind.rs` and `unwind_windows.rs`.)
+#[test]
+fn kernels_with_frames_assemble_for_every_target() {
+    use asmgen::target::Syntax;
+    use asmgen::{Arch, Target};
+    use asmgen_tests::frames::{aarch64, listing, riscv64, x86_64};
+    if !asmgen_tests::have_all(&["llvm-mc-19", "nasm"], "assembling the kernels with frames for every target") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("asmgen-frames-targets-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for t in Target::GENERATED {
+        let source = "tests/src/frames.rs";
+        let text = match (t.arch, t.syntax) {
+            (Arch::X86_64, Syntax::Nasm) => asmgen::emit::nasm::listing(t, &listing(t.abi, t.arch, x86_64), source),
+            (Arch::X86_64, _) => asmgen::emit::gas::listing(t, &listing(t.abi, t.arch, x86_64), source),
+            (Arch::Aarch64, _) => asmgen::emit::gas::listing(t, &listing(t.abi, t.arch, aarch64), source),
+            (Arch::Riscv64, _) => asmgen::emit::gas::listing(t, &listing(t.abi, t.arch, riscv64), source),
+        }
+        .unwrap_or_else(|e| panic!("{t:?}: {e:?}"));
+        let name = format!("{:?}-{:?}-{:?}", t.arch, t.os, t.syntax).to_lowercase();
+        let (src, obj) = (dir.join(format!("{name}.s")), dir.join(format!("{name}.o")));
+        std::fs::write(&src, &text).unwrap();
+        let mut cmd = if t.syntax == Syntax::Nasm {
+            let mut c = Command::new("nasm");
+            c.args(["-f", "win64", "-o"]).arg(&obj).arg(&src);
+            c
+        } else {
+            let triple = match (t.arch, t.os) {
+                (Arch::X86_64, asmgen::Os::Linux) => "x86_64-linux-gnu",
+                (Arch::X86_64, asmgen::Os::MacOs) => "x86_64-apple-macos",
+                (Arch::X86_64, asmgen::Os::Windows) => "x86_64-windows-gnu",
+                (Arch::Aarch64, asmgen::Os::Linux) => "aarch64-linux-gnu",
+                (Arch::Aarch64, asmgen::Os::MacOs) => "arm64-apple-macos",
+                (Arch::Aarch64, asmgen::Os::Windows) => "aarch64-windows-msvc",
+                (Arch::Riscv64, _) => "riscv64-linux-gnu",
+            };
+            let mut c = Command::new("llvm-mc-19");
+            c.args([&format!("-triple={triple}"), "-filetype=obj"]);
+            if t.arch == Arch::Aarch64 {
+                c.arg("-mattr=+sm4,+sha3,+aes");
+            }
+            c.arg(&src).arg("-o").arg(&obj);
+            c
+        };
+        run(&mut cmd);
+        assert!(std::fs::metadata(&obj).unwrap().len() > 0, "{name}: an empty object");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -184,6 +184,10 @@ const HOST_TOOL_TESTS: &[&str] = &[
     "c_header_",    // tests/tests/c_header.rs: host gcc, g++ and clang-19
     "c_example_",   // tests/tests/c_example.rs: host gcc and clang-19 build examples/c
     "gc_sections_", // tests/tests/gc_sections.rs: host gcc and the aarch64 cross gcc link with --gc-sections
+    // tests/tests/windows.rs and windows_arm64.rs (mingw-w64 binutils, llvm-mc-19, llvm-readobj-19) and
+    // tests/tests/assemblers.rs (llvm-mc-19, nasm) on the test-only kernels with frames.
+    "kernels_with_frames_have_unwind_data_for_",
+    "kernels_with_frames_assemble_for_every_target",
 ];
 
 /// The kernel sets the dispatcher picks on this CPU, natively (GHASH, SM4), as the `backends` binary of the
