@@ -226,3 +226,23 @@ fn win64_saves_vectors_above_the_frame() {
         [Cfi::Alloc(152), Cfi::SaveVec("xmm6".into(), 112), Cfi::SaveVec("xmm7".into(), 128), Cfi::EndPrologue]
     );
 }
+
+/// The largest Win64 frame (the most local storage, the largest alignment, every callee-saved register): its
+/// probed prologue stays within the 255 bytes its unwind data can describe, and the JIT's unwind data is made.
+#[test]
+fn the_largest_win64_frame_has_unwind_data() {
+    let f = build::<X86_64>(Abi::Win64, |b| {
+        b.frame(asmgen::abi::MAX_LOCALS, 2048);
+        for r in [RBX, RBP, RDI, RSI, R12, R13, R14] {
+            b.mov(r, RAX);
+        }
+        for x in 6..16 {
+            b.vpxor(Xmm(x), Xmm(x), Xmm(x));
+        }
+    })
+    .unwrap();
+    let image = asmgen::lower::lower(&[&f]).unwrap();
+    let unwind = asmgen::lower::win64_unwind::win64_unwind(&[&f], &image).unwrap();
+    let prologue = unwind.xdata[1];
+    assert!(prologue > 128, "a long prologue: {prologue} bytes");
+}

@@ -184,7 +184,9 @@ impl<I: Isa> Builder<I> {
     }
 
     /// Declares the next parameter and returns where the ABI passes it: a register, or a stack slot (e.g. the
-    /// 5th and 6th argument under Win64), which the kernel loads itself.
+    /// 5th and 6th argument under Win64), which the kernel loads itself; its offset is from the stack pointer
+    /// on entry, before the prologue's pushes and frame ([`Builder::frame`]), so a kernel that moves the stack
+    /// reads it through [`Builder::param`] instead, which the prologue loads past both.
     pub fn arg(&mut self, name: &'static str, ty: CType) -> ArgLoc<I::Gpr> {
         let at = I::arg(self.abi, self.params.len());
         self.params.push(Param { name, ty });
