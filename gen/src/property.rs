@@ -9,7 +9,9 @@
 //!   plain return (`ret`) through the return address the call left, and neither writes that address nor
 //!   switches stacks. Checked conservatively: no instruction names the link register (a function that
 //!   stores x30, even one that restores it, is not counted), the body (not the ABI's prologue and epilogue)
-//!   names no stack pointer (the x86 return address is on the stack; a stack switch writes the pointer), and
+//!   names no stack pointer (the x86 return address is on the stack; a stack switch writes the pointer), except
+//!   on x86_64 as the base of an access inside the function's frame, below the return address
+//!   ([`crate::abi::Conventions::touches_return_address`]: a kernel's spills to its stack frame), and
 //!   every instruction that leaves the function or branches to a computed address is the plain return.
 //! * PAC (aarch64), [`Rule::SignedReturns`]: return addresses are signed. Some function holds its return
 //!   address (names x30) and every such function signs it (`paciasp`, `pacibsp`). A file of leaf functions
@@ -141,7 +143,8 @@ impl Protections {
         FlowFacts {
             landing_pad: I::landing_pad(f.abi) == Some(self.pad),
             plain_returns: all.iter().all(|i| self.plain_transfer(i)),
-            touches_return_address: all.iter().any(link) || body.iter().any(|i| names(i, I::is_stack_pointer)),
+            touches_return_address: all.iter().any(link)
+                || body.iter().any(|i| I::touches_return_address(f.abi, &f.frame, i.op, &i.operands)),
             signs_return_address: all.iter().any(|i| self.signs.contains(&I::info(i.op).mnemonic())),
         }
     }
@@ -253,5 +256,31 @@ mod tests {
             b.mov(RAX, RSP);
         });
         assert_eq!(rsp, FlowFacts { touches_return_address: true, ..GOOD });
+        // Spills to the function's stack frame stay below the return address; an access past the frame, below
+        // the stack pointer, or the frame's address taken may reach it.
+        let spills = facts_of::<X86_64>(crate::Abi::SysV, |b| {
+            let frame = b.frame(64, 16);
+            b.mov(frame.at(0), RAX).mov(RAX, frame.at(56));
+        });
+        assert_eq!(spills, GOOD);
+        for abi in [crate::Abi::SysV, crate::Abi::Win64] {
+            let reaching: [&dyn Fn(&mut crate::Builder<X86_64>); 3] = [
+                &|b| {
+                    b.frame(64, 16);
+                    b.mov(crate::isa::x86_64::mem(RSP, 72), RAX); // the return address, above 8 bytes of padding
+                },
+                &|b| {
+                    b.frame(64, 16);
+                    b.mov(crate::isa::x86_64::mem(RSP, -8), RAX);
+                },
+                &|b| {
+                    let frame = b.frame(64, 16);
+                    b.lea(RAX, frame.at(0));
+                },
+            ];
+            for body in reaching {
+                assert_eq!(facts_of::<X86_64>(abi, body), FlowFacts { touches_return_address: true, ..GOOD });
+            }
+        }
     }
 }

@@ -188,3 +188,15 @@ fn kernels_with_frames_assemble_for_every_target() {
     }
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// The x86_64 kernels with frames keep the IBT and SHSTK claim of the GNU property note: their body names rsp
+/// only as the base of accesses inside their frame, below the return address (`asmgen::property`). The aarch64
+/// ones, whose body names sp, claim BTI only (the rule stays conservative there).
+#[test]
+fn kernels_with_frames_keep_the_shadow_stack_claim_on_x86_64() {
+    use asmgen_tests::frames::{aarch64, listing, x86_64};
+    let x = listing(asmgen::Abi::SysV, asmgen::Arch::X86_64, x86_64);
+    assert_eq!(asmgen::property::gnu_property(&x.functions).map(|p| p.1), Some(3), "IBT, SHSTK");
+    let a = listing(asmgen::Abi::Aapcs64, asmgen::Arch::Aarch64, aarch64);
+    assert_eq!(asmgen::property::gnu_property(&a.functions).map(|p| p.1), Some(1), "BTI");
+}

@@ -93,6 +93,14 @@ pub trait Conventions: InstructionSet {
     }
     /// The stack pointer register.
     fn stack_pointer() -> Self::Reg;
+    /// Whether the body instruction `op` may reach the return address or switch stacks through the stack
+    /// pointer, in a function of `frame` under `abi` (what the shadow-stack property bits rule out,
+    /// [`crate::property`]). By default, conservatively, any instruction that names the stack pointer.
+    fn touches_return_address(_abi: Abi, _frame: &Frame<Self>, _op: Self::Op, operands: &[Self::Operand]) -> bool {
+        let mut regs = Vec::new();
+        Self::regs_of(operands, &mut regs);
+        regs.into_iter().any(Self::is_stack_pointer)
+    }
     /// The callee-saved register that points at the local storage when its alignment is above the stack's
     /// 16 bytes ([`crate::ir::Locals::over_aligned`]), or `None` if this ISA does not offer such frames.
     #[inline]

@@ -61,6 +61,32 @@ impl Conventions for X86_64 {
         };
         first && op != Op::push && matches!(X86_64::info(op).operands.first(), Some(&("d" | "r")))
     }
+    /// An access to memory at `[rsp + disp]` (no index) whose bytes (its operand's width) lie below the return address
+    /// (inside the frame the prologue made: local storage, vector save area, pushed registers) leaves it
+    /// alone; any other use of rsp (a register operand, `lea` of its address, a negative or larger
+    /// displacement) may reach it.
+    fn touches_return_address(abi: Abi, frame: &Frame<Self>, op: Op, operands: &[Operand]) -> bool {
+        if Self::writes(op, operands, Reg::Gpr(4)) {
+            return true;
+        }
+        let pushes = frame.saved.iter().filter(|r| matches!(r, Reg::Gpr(_))).count();
+        let vecs = if abi == Abi::Win64 { frame.saved.len() - pushes } else { 0 };
+        let depth = 8 * pushes as i64 + alloc(pushes, frame.locals.allocation() + 16 * vecs as u32) as i64;
+        operands.iter().any(|o| match o {
+            Operand::Gpr(4) | Operand::Gpr32(4) => true,
+            Operand::Mem(size, m) if m.base == Some(regs::RSP) || m.index.is_some_and(|(i, _)| i == regs::RSP) => {
+                let width = match size {
+                    Size::Dword => 4,
+                    Size::Qword => 8,
+                    Size::Xmmword => 16,
+                    Size::Ymmword => 32,
+                    Size::Zmmword => 64,
+                };
+                op == Op::lea || m.index.is_some() || m.disp < 0 || i64::from(m.disp) + width > depth
+            }
+            _ => false,
+        })
+    }
     fn frame_base(_abi: Abi) -> Option<Gpr> {
         Some(regs::R15)
     }
