@@ -264,7 +264,8 @@ mod tests {
         });
         assert_eq!(spills, GOOD);
         for abi in [crate::Abi::SysV, crate::Abi::Win64] {
-            let reaching: [&dyn Fn(&mut crate::Builder<X86_64>); 3] = [
+            type Body<'a> = &'a dyn Fn(&mut crate::Builder<X86_64>);
+            let reaching: [Body; 3] = [
                 &|b| {
                     b.frame(64, 16);
                     b.mov(crate::isa::x86_64::mem(RSP, 72), RAX); // the return address, above 8 bytes of padding
