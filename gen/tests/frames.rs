@@ -61,6 +61,15 @@ fn x86_64_over_aligned_frame_base_is_read_only() {
         b.frame(64, 32);
         b.mov(R15, RAX);
     });
+    let e = build::<X86_64>(Abi::SysV, |b| {
+        b.frame(64, 32);
+        b.mov(R15, RAX);
+    });
+    assert!(e.err().unwrap().message.contains("writes r15, the base register of the over-aligned stack frame"));
+    let e = build::<X86_64>(Abi::SysV, |b| {
+        b.sub(RSP, 8);
+    });
+    assert!(e.err().unwrap().message.contains("writes the stack pointer,"));
     let f = build::<X86_64>(Abi::SysV, |b| {
         let frame = b.frame(64, 32);
         b.mov(RAX, frame.at(8)).mov(RCX, R15);

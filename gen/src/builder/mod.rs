@@ -499,9 +499,15 @@ impl<I: Isa> Builder<I> {
         };
         let inst: Inst<I> = Inst { op, operands: operands.iter().cloned().collect() };
         let text = crate::syntax::format_inst(&inst, &ctx);
+        let what = match I::frame_base(self.abi) {
+            Some(base) if !I::writes(op, operands, I::stack_pointer()) => {
+                format!("{}, the base register of the over-aligned stack frame", I::reg_name(base.into()))
+            }
+            _ => "the stack pointer".to_string(),
+        };
         self.fail(format!(
-            "`{}` writes the stack pointer or the frame base register, which the prologue and epilogue own \
-             (and the unwind data describes): use the frame API (Builder::frame) for stack storage",
+            "`{}` writes {what}, which the prologue and epilogue own (and the unwind data describes): use the \
+             frame API (Builder::frame) for stack storage",
             text.trim()
         ));
     }
