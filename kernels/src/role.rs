@@ -129,13 +129,14 @@ const ROLES: &[RoleInfo] = &[
         family: Family::Hash,
         name: "ghash_init",
         params: HASH_INIT,
-        doc: Some("GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h."),
+        doc: Some("GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^64, the zmm set H^9..H^32), from h."),
         c_doc: "GHASH key setup (NIST SP 800-38D).\n\
             h: the 16-byte hash key H = E(K, 0^128), bytes as the standard writes them; read only.\n\
             table: PREFIX_GHASH_KEY_TABLE_BYTES (2048) bytes, written: H^1..H^8 and their Karatsuba half-sums in the\n\
-            kernels' own form in the first 256 bytes (the same layout in every set of a target); the x86_64 ymm and\n\
-            zmm sets also H^9..H^64 in the rest. Treat it as opaque: fill it with an init of this listing and pass\n\
-            it to the update of the same set, or as htable to the SM4 listing's gcm_enc and gcm_dec (any set's init).",
+            kernels' own form in the first 256 bytes (the same layout in every set of a target); the x86_64 ymm set\n\
+            also H^9..H^64 in the rest, the zmm set only H^9..H^32 (leaving the rest as it was). Treat it as opaque:\n\
+            fill it with an init of this listing and pass it to the update of the same set, or as htable to the SM4\n\
+            listing's gcm_enc and gcm_dec (any set's init).",
     },
     RoleInfo {
         role: Role::GhashUpdate,
@@ -152,7 +153,7 @@ const ROLES: &[RoleInfo] = &[
         family: Family::Hash,
         name: "polyval_init",
         params: HASH_INIT,
-        doc: Some("POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h."),
+        doc: Some("POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^64, the zmm set H^9..H^32), from h."),
         c_doc: "POLYVAL key setup (RFC 8452).\n\
             h: the 16-byte POLYVAL key H (the field element's little-endian bytes); read only.\n\
             table: PREFIX_GHASH_KEY_TABLE_BYTES (2048) bytes, written, opaque: for polyval_update of the same set.",
