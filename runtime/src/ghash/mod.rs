@@ -58,9 +58,11 @@ impl Core {
 }
 
 impl Drop for Core {
-    /// Wipes the running state (the key wipes itself when its last holder goes).
+    /// Wipes every byte of the object but the key (the running state; the payload of a `None` fixed kernel,
+    /// which carries what its stack slot held); the key wipes itself.
     fn drop(&mut self) {
-        self.state.zeroize();
+        // SAFETY: called from `drop`; all-zero bytes are a valid state and `fixed` (`None`); `key` is a field.
+        unsafe { crate::wipe_object_but(self, |c| &mut c.key) };
     }
 }
 
