@@ -24,8 +24,10 @@ pub enum ArgLoc<R> {
     Reg(R),
     /// On the stack, this many bytes above the stack pointer on entry (before the prologue moves it): on
     /// x86-64 the return address is at 0, so System V's 7th argument is at 8 and Win64's 5th at 40 (above the
-    /// 32-byte shadow space). The body does not load it: the prologue loads it into the parameter's register
-    /// ([`Conventions::param_reg`]), adding what the prologue pushed and allocated.
+    /// 32-byte shadow space; Apple's AAPCS64 packs 32-bit values in 4 bytes, [`Conventions::arg_of`]). The body
+    /// does not load it: the prologue loads it into the parameter's register ([`Conventions::param_reg`], or
+    /// the one the kernel named with [`crate::Builder::param_in`]), adding what the prologue pushed and
+    /// allocated.
     Stack(i32),
 }
 
