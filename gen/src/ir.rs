@@ -196,9 +196,9 @@ impl<'a, T> IntoIterator for &'a Operands<T> {
 /// stack slot ([`crate::abi::ArgLoc`]). A 32-bit value ([`CType::U32`], [`CType::I32`], [`CType::Int`]) arrives
 /// in the low 32 bits of a 64-bit register (or of its stack slot): System V AMD64, Microsoft x64 and AAPCS64
 /// (Apple's too) leave the upper 32 bits unspecified, so a kernel may assume nothing about them and extends
-/// the value itself before it uses all 64 bits (x86_64 `shl r, 32` then `shr r, 32`; aarch64 `lsl`/`lsr` by
-/// 32; riscv64 `slli`/`srli`). riscv64's LP64 passes a 32-bit value sign-extended to 64 bits (an unsigned
-/// one too), in a register or on the stack, and a kernel may rely on that there. Pointers and 64-bit values
+/// the value itself before it uses all 64 bits: `Builder::zero_extend32` on every ISA (two shifts; a signed
+/// value has no helper yet). riscv64's LP64 passes a 32-bit value sign-extended to 64 bits (an unsigned one
+/// too), in a register or on the stack, and a kernel may rely on that there. Pointers and 64-bit values
 /// fill their register. A 32-bit return value is read by the caller from the low 32 bits of the return
 /// register only (riscv64: the kernel must return it sign-extended, as LP64 says).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -204,7 +204,8 @@ impl<I: Isa> Builder<I> {
     /// function: declare it with [`Builder::param_in`].
     ///
     /// A 32-bit value ([`CType::U32`], [`CType::I32`], [`CType::Int`]) is in the register's low half; its
-    /// upper half is unspecified except on riscv64, where it is sign-extended (see [`CType`]).
+    /// upper half is unspecified except on riscv64, where it is sign-extended (see [`CType`]); a kernel that
+    /// needs it zero-extended says so with `zero_extend32` (a method of each ISA's builder).
     pub fn param(&mut self, name: &'static str, ty: CType) -> I::Gpr {
         let n = self.params.len();
         let at = self.arg(name, ty);
