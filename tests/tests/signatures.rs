@@ -252,6 +252,10 @@ fn stack_parameters_need_a_register_of_their_own() {
     (0..6).for_each(|_| _ = b.param("p", U64));
     b.param_in("q", U32, RSP);
     assert!(error(b).contains("stack pointer"));
+    let mut b = Builder::<Aarch64>::new("f", Abi::AppleAapcs64, &[]);
+    (0..8).for_each(|_| _ = b.param("p", U64));
+    b.param_in("q", U32, X(18));
+    assert!(error(b).contains("x18, which the AppleAapcs64 ABI reserves"));
     // A callee-saved register loaded from the stack is saved first.
     let f = x86_64(Abi::Win64);
     for r in [RBX, R12, R13, R14, R15, RSI, RDI] {

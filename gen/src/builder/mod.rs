@@ -233,7 +233,7 @@ impl<I: Isa> Builder<I> {
     /// Declares the next parameter, read by the body in `reg`: for a parameter the ABI passes on the stack
     /// beyond the registers [`Builder::param`] gives, the prologue loads it from its slot into `reg` after its
     /// saves (so `reg` may be a callee-saved register: it is saved first). `reg` must be no other parameter's
-    /// register and not the stack pointer; a parameter [`Builder::param`] has a register for must be read in
+    /// register, not the stack pointer and not a register the ABI reserves (x18 on Apple and Windows arm64); a parameter [`Builder::param`] has a register for must be read in
     /// that one (`reg` equal to it), since the prologue moves nothing else. Returns `reg`.
     ///
     /// The slot is 8 bytes (a 32-bit value's upper half unspecified, except on riscv64: sign-extended), or,
@@ -250,6 +250,10 @@ impl<I: Isa> Builder<I> {
             (None, ArgLoc::Stack(offset)) => {
                 if I::is_stack_pointer(reg.into()) {
                     self.fail(format!("parameter {name} cannot be loaded into the stack pointer"));
+                }
+                if I::reserved(self.abi, reg.into()) {
+                    let r = I::reg_name(reg.into());
+                    self.fail(format!("parameter {name} is loaded into {r}, which the {:?} ABI reserves", self.abi));
                 }
                 self.note_used(reg.into());
                 self.stack_params.push(StackParam { reg, offset, bytes: ty.bytes() });
