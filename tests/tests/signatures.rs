@@ -14,7 +14,8 @@
 //!   Windows on Arm, LP64D): what it stores and returns is checked.
 //! * Natively on x86_64 Linux the JIT's code (`asmgen::lower`, mapped W^X) is called from Rust; a C program
 //!   compiled with the generated header and linked with the listing calls it (natively on x86_64, under
-//!   qemu-user for aarch64 and riscv64 where the cross compilers and qemu are installed).
+//!   qemu-user for aarch64 and riscv64 where the cross compilers and qemu are installed, and the Win64 listing
+//!   under wine where `WINEPREFIX` names a prefix).
 //!
 //! Without a tool, the check that needs it prints a notice and is skipped (with `CI` set it fails).
 
@@ -528,11 +529,18 @@ fn a_c_program_calls_the_listing() {
         expected_ret() as u32,
     );
     std::fs::write(dir.join("main.c"), main).unwrap();
-    let rows: [(Target, &str, &[&str]); 3] = [
+    let mut rows: Vec<(Target, &str, &[&str])> = vec![
         (Target::X86_64_LINUX, "gcc", &[]),
         (Target::AARCH64_LINUX, "aarch64-linux-gnu-gcc", &["qemu-aarch64", "-L", "/usr/aarch64-linux-gnu"]),
         (Target::RISCV64_LINUX, "riscv64-linux-gnu-gcc", &["qemu-riscv64", "-L", "/usr/riscv64-linux-gnu"]),
     ];
+    // Win64 under wine, where a prefix is set up (`cargo xtask cross windows` makes .tools/wine; WINEPREFIX
+    // names it).
+    if std::env::var_os("WINEPREFIX").is_some() {
+        rows.push((Target::X86_64_WINDOWS, "x86_64-w64-mingw32-gcc", &["wine"]));
+    } else {
+        println!("notice: WINEPREFIX is not set: the x86_64-windows listing is not called from C under wine");
+    }
     for (target, cc, runner) in rows {
         let sub = dir.join(target.dir_name());
         std::fs::create_dir_all(&sub).unwrap();
@@ -548,7 +556,7 @@ fn a_c_program_calls_the_listing() {
         if !asmgen_tests::have_all(&tools, &format!("calling the {target} listing from C")) {
             continue;
         }
-        let exe = sub.join("main");
+        let exe = sub.join(if target.abi == Abi::Win64 { "main.exe" } else { "main" });
         let flags = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-O1", "-I"];
         asmgen_tests::run(Command::new(cc).args(flags).arg(&sub).arg(dir.join("main.c")).arg(&src).arg("-o").arg(&exe));
         let mut run = Command::new(runner.first().copied().unwrap_or(exe.to_str().unwrap()));
