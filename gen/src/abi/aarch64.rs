@@ -4,8 +4,8 @@
 //! platform: no function may touch it. The prologue stores the saved registers in pairs, the epilogue loads them
 //! and returns; the unwind items are CFI, or ARM64 SEH codes on Windows.
 
-use super::{Conventions, LandingPad};
-use crate::ir::{Cfi, Frame, Item};
+use super::{ArgLoc, Conventions, LandingPad};
+use crate::ir::{CType, Cfi, Frame, Item};
 use crate::isa::aarch64::{Aarch64, Op, Operand, Reg, X, XNAMES};
 use crate::target::Abi;
 
@@ -67,6 +67,24 @@ impl Conventions for Aarch64 {
     fn first_stack_arg(_abi: Abi) -> i32 {
         0
     }
+    /// AAPCS64 (Linux, Windows): x0-x7, then 8-byte stack slots. Apple's: the same registers, then stack
+    /// arguments packed to their natural size and alignment (a 32-bit value in 4 bytes).
+    fn arg_of(abi: Abi, params: &[CType], n: usize) -> ArgLoc<X> {
+        let regs = Self::arg_regs(abi);
+        if abi != Abi::AppleAapcs64 || n < regs.len() {
+            return Self::arg(abi, n);
+        }
+        let mut at = 0;
+        for ty in &params[regs.len()..n] {
+            let size = i32::from(ty.bytes());
+            at = (at + size - 1) / size * size + size;
+        }
+        let size = i32::from(params[n].bytes());
+        ArgLoc::Stack((at + size - 1) / size * size)
+    }
+    fn ret_reg(_abi: Abi) -> X {
+        X(0)
+    }
     fn callee_saved(_abi: Abi, r: Reg) -> bool {
         // x19-x28 and the low 64 bits of v8-v15 (AAPCS64); x29 and x30 are saved when the body touches them
         // (a leaf that writes x30 could not return otherwise).
@@ -85,11 +103,14 @@ impl Conventions for Aarch64 {
     fn prologue_epilogue(abi: Abi, frame: &Frame<Self>) -> (Vec<Item<Self>>, Vec<Item<Self>>) {
         let slots = slots(abi, frame);
         if abi == Abi::WinArm64 {
-            return seh(&slots);
+            let (mut pro, epi) = seh(&slots);
+            load_stack_params(frame, 16 * slots.len() as i32, &mut pro);
+            return (pro, epi);
         }
         let (mut pro, mut epi) = (Vec::new(), Vec::new());
         let ret = Item::Inst(crate::ir::Inst { op: Op::ret, operands: crate::ir::Operands::new() });
         if slots.is_empty() {
+            load_stack_params(frame, 0, &mut pro);
             return (pro, vec![ret]);
         }
         let size = 16 * slots.len() as i32;
@@ -115,6 +136,7 @@ impl Conventions for Aarch64 {
             }
             saved_at(s, off, &mut pro);
         }
+        load_stack_params(frame, size, &mut pro);
         for (i, s) in slots.iter().enumerate().skip(1).rev() {
             epi.push(Item::Inst(s.inst(false, false, 16 * i as i32)));
             restored(s, &mut epi);
@@ -127,6 +149,25 @@ impl Conventions for Aarch64 {
     }
     fn landing_pad(_abi: Abi) -> Option<LandingPad> {
         Some(LandingPad::BtiC)
+    }
+}
+
+/// The loads of the stack-passed parameters into their registers ([`Frame::stack_params`]), after the save
+/// area of `below` bytes (a multiple of 16): `ldr` of the 8-byte slot; Apple's 4-byte slot that is not 8-byte
+/// aligned is loaded with the 4 bytes below it and shifted down (`lsr #32`). A 32-bit value's upper half is
+/// unspecified, as in a register.
+fn load_stack_params(frame: &Frame<Aarch64>, below: i32, pro: &mut Vec<Item<Aarch64>>) {
+    let inst = |op, operands: Vec<Operand>| Item::Inst(crate::ir::Inst { op, operands: operands.into() });
+    for p in &frame.stack_params {
+        let at = p.offset + below;
+        let r = Operand::X(p.reg.0);
+        if at % 8 == 0 {
+            pro.push(inst(Op::ldr_x, vec![r, Operand::Sp, Operand::Imm(at as i64)]));
+        } else {
+            debug_assert_eq!((p.bytes, at % 8), (4, 4), "only Apple's 4-byte slots are not 8-byte aligned");
+            pro.push(inst(Op::ldr_x, vec![r.clone(), Operand::Sp, Operand::Imm(at as i64 - 4)]));
+            pro.push(inst(Op::lsr, vec![r.clone(), r, Operand::Imm(32)]));
+        }
     }
 }
 
@@ -189,7 +230,7 @@ mod tests {
     use super::*;
 
     fn frame(saved: &[Reg]) -> Frame<Aarch64> {
-        Frame { saved: saved.to_vec(), params: 0 }
+        Frame { saved: saved.to_vec(), params: 0, stack_params: Vec::new() }
     }
 
     fn pairs(abi: Abi, saved: &[Reg]) -> Vec<(bool, u8, Option<u8>)> {

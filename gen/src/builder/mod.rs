@@ -13,7 +13,7 @@ mod aarch64;
 mod riscv64;
 mod x86_64;
 
-use crate::ir::{CType, Const, Frame, Function, Inst, Item, Label, Operands, Param, Signature};
+use crate::ir::{CType, Const, Frame, Function, Inst, Item, Label, Operands, Param, Signature, StackParam};
 use crate::platform::Isa;
 use crate::target::Abi;
 use std::any::Any;
@@ -29,6 +29,10 @@ pub struct Builder<I: Isa> {
     doc: Vec<String>,
     abi: Abi,
     params: Vec<Param>,
+    /// The stack-passed parameters the prologue loads ([`Builder::param_in`]).
+    stack_params: Vec<StackParam<I::Gpr>>,
+    /// The return type ([`Builder::returns`]).
+    ret: Option<CType>,
     allowed: FeatureSet<I::Feature>,
     required: FeatureSet<I::Feature>,
     body: Vec<Item<I>>,
@@ -135,6 +139,8 @@ impl<I: Isa> Builder<I> {
             doc: Vec::new(),
             abi,
             params: Vec::new(),
+            stack_params: Vec::new(),
+            ret: None,
             allowed: FeatureSet::of(allowed),
             required: FeatureSet::empty(),
             // Room for most kernels' bodies (the JIT builds at startup: fewer reallocations, each a copy); none
@@ -181,18 +187,25 @@ impl<I: Isa> Builder<I> {
     }
 
     /// Declares the next parameter and returns where the ABI passes it: a register, or a stack slot (e.g. the
-    /// 5th and 6th argument under Win64), which the kernel loads itself.
+    /// 5th and 6th argument under Win64, or an argument after Apple's packed 32-bit ones), the offset from the
+    /// stack pointer on entry. A kernel reads stack parameters through [`Builder::param_in`] (the prologue
+    /// loads them, past what it pushed); this is for kernels and tests that look at the ABI.
     pub fn arg(&mut self, name: &'static str, ty: CType) -> ArgLoc<I::Gpr> {
-        let at = I::arg(self.abi, self.params.len());
         self.params.push(Param { name, ty });
-        at
+        let types: Vec<CType> = self.params.iter().map(|p| p.ty).collect();
+        I::arg_of(self.abi, &types, types.len() - 1)
     }
 
     /// Declares the next parameter and returns the register the body reads it in
     /// ([`Conventions::param_reg`](crate::abi::Conventions::param_reg)): the ABI's argument register, or the
     /// register the prologue moves or loads it into (Win64's register and stack arguments go where System V
-    /// passes them, so a kernel's registers are the same under both). A parameter the ABI has no register for
-    /// is an error naming the function.
+    /// passes them, so a kernel's registers are the same under both). A parameter the ABI passes on the stack
+    /// with no such register (System V's 7th, Win64's 7th, AAPCS64's and LP64's 9th) is an error naming the
+    /// function: declare it with [`Builder::param_in`].
+    ///
+    /// A 32-bit value ([`CType::U32`], [`CType::I32`], [`CType::Int`]) is in the register's low half; its
+    /// upper half is unspecified except on riscv64, where it is sign-extended (see [`CType`]); a kernel that
+    /// needs it zero-extended says so with `zero_extend32` (a method of each ISA's builder).
     pub fn param(&mut self, name: &'static str, ty: CType) -> I::Gpr {
         let n = self.params.len();
         let at = self.arg(name, ty);
@@ -208,12 +221,62 @@ impl<I: Isa> Builder<I> {
                     ArgLoc::Reg(r) => format!("in {r:?}"),
                 };
                 self.fail(format!(
-                    "parameter {name} is passed {at} under {:?}, which has no register for it",
+                    "parameter {name} is passed {at} under {:?}, which has no register for it: declare it with \
+                     `param_in`, naming the register the prologue loads it into",
                     self.abi
                 ));
                 I::arg_regs(self.abi)[0]
             }
         }
+    }
+
+    /// Declares the next parameter, read by the body in `reg`: for a parameter the ABI passes on the stack
+    /// beyond the registers [`Builder::param`] gives, the prologue loads it from its slot into `reg` after its
+    /// saves (so `reg` may be a callee-saved register: it is saved first). `reg` must be no other parameter's
+    /// register, not the stack pointer and not a register the ABI reserves (x18 on Apple and Windows arm64); a parameter [`Builder::param`] has a register for must be read in
+    /// that one (`reg` equal to it), since the prologue moves nothing else. Returns `reg`.
+    ///
+    /// The slot is 8 bytes (a 32-bit value's upper half unspecified, except on riscv64: sign-extended), or,
+    /// on Apple's AAPCS64, the value's natural size ([`Conventions::arg_of`](crate::abi::Conventions::arg_of)).
+    pub fn param_in(&mut self, name: &'static str, ty: CType, reg: I::Gpr) -> I::Gpr {
+        let n = self.params.len();
+        let at = self.arg(name, ty);
+        match (I::param_reg(self.abi, n), at) {
+            (Some(r), _) if r == reg => self.note_used(r.into()),
+            (Some(r), _) => self.fail(format!(
+                "parameter {name} is read in {r:?} under {:?}, not in {reg:?}: declare it with `param`",
+                self.abi
+            )),
+            (None, ArgLoc::Stack(offset)) => {
+                if I::is_stack_pointer(reg.into()) {
+                    self.fail(format!("parameter {name} cannot be loaded into the stack pointer"));
+                }
+                if I::reserved(self.abi, reg.into()) {
+                    let r = I::reg_name(reg.into());
+                    self.fail(format!("parameter {name} is loaded into {r}, which the {:?} ABI reserves", self.abi));
+                }
+                self.note_used(reg.into());
+                self.stack_params.push(StackParam { reg, offset, bytes: ty.bytes() });
+            }
+            (None, ArgLoc::Reg(r)) => {
+                self.fail(format!("parameter {name} is passed in {r:?} under {:?}, which it is not read in", self.abi))
+            }
+        }
+        reg
+    }
+
+    /// Declares the function's return type (without this it returns `void`) and returns the register the
+    /// value is returned in ([`Conventions::ret_reg`](crate::abi::Conventions::ret_reg): rax, x0, a0), which
+    /// the body writes before it returns (the epilogue leaves it alone). A 32-bit value is read by the caller
+    /// from the low half; on riscv64 it must be sign-extended (LP64).
+    pub fn returns(&mut self, ty: CType) -> I::Gpr {
+        self.ret = Some(ty);
+        I::ret_reg(self.abi)
+    }
+
+    /// The register the function returns its value in, once [`Builder::returns`] declared one.
+    pub fn ret_reg(&self) -> Option<I::Gpr> {
+        self.ret.map(|_| I::ret_reg(self.abi))
     }
 
     fn note_used(&mut self, r: I::Reg) {
@@ -460,6 +523,18 @@ impl<I: Isa> Builder<I> {
                 return Err(err(format!("label {} bound twice", l.name())));
             }
         }
+        // A register the prologue loads a stack parameter into holds nothing else the body reads.
+        let in_regs = (0..self.params.len()).filter_map(|n| I::param_reg(self.abi, n));
+        let mut taken: Vec<I::Gpr> = in_regs.collect();
+        for (p, sp) in self.params.iter().skip(taken.len()).zip(&self.stack_params) {
+            if taken.contains(&sp.reg) {
+                return Err(err(format!(
+                    "parameter {} is loaded into {:?}, which another parameter is read in",
+                    p.name, sp.reg
+                )));
+            }
+            taken.push(sp.reg);
+        }
         let mut saved = self.saved;
         saved.sort();
         let mut body = self.body;
@@ -472,10 +547,10 @@ impl<I: Isa> Builder<I> {
             name: self.name,
             doc: self.doc,
             abi: self.abi,
-            signature: Signature { params: self.params },
+            signature: Signature { params: self.params, ret: self.ret },
             allowed: self.allowed,
             required: self.required,
-            frame: Frame { saved, params },
+            frame: Frame { saved, params, stack_params: self.stack_params },
             body,
             consts: self.consts,
         };
