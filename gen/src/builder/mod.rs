@@ -270,7 +270,9 @@ impl<I: Isa> Builder<I> {
         true
     }
 
-    /// Checks an instruction's features and registers, and records the labels it refers to.
+    /// Checks an instruction's features, operands
+    /// ([`InstructionSet::check_operands`](crate::isa::InstructionSet::check_operands)) and registers, and records
+    /// the labels it refers to.
     // Inlined into each `inst_array` (one per operand count): the operand loop unrolls, and the call goes.
     #[inline(always)]
     fn check(&mut self, op: I::Op, operands: &[I::Operand]) {
@@ -286,6 +288,10 @@ impl<I: Isa> Builder<I> {
             ));
         }
         self.required = self.required.union(needs);
+        if let Err(e) = I::check_operands(op, operands) {
+            let message = format!("{}: {e}", crate::isa::inst_text::<I>(op, operands));
+            self.fail(message);
+        }
         for o in operands {
             if let Some(l) = I::label(o) {
                 // `referenced` keeps each label it holds, so an address is not reused while the builder lives.

@@ -157,11 +157,12 @@ impl Mem {
         if let Some(l) = &self.label {
             addr.push_str(&constant(l));
         }
+        let name = |r: Gpr| GPR64.get(r.0 as usize).map_or_else(|| format!("r{}", r.0), |n| n.to_string());
         if let Some(b) = self.base {
-            addr.push_str(GPR64[b.0 as usize]);
+            addr.push_str(&name(b));
         }
         if let Some((i, s)) = self.index {
-            addr.push_str(&format!(" + {}*{s}", GPR64[i.0 as usize]));
+            addr.push_str(&format!(" + {}*{s}", name(i)));
         }
         match self.disp {
             0 => {}
@@ -604,6 +605,33 @@ pub(crate) use x86_64_table;
 
 x86_64_table!(define_isa);
 
+/// Checks immediate `v`, operand `i` of `op`, against the operand kinds of the entry's iced-x86 codes (the
+/// data the encoder reads): some code must take it.
+fn check_imm(op: Op, i: usize, v: i64) -> Result<(), String> {
+    use iced_x86::OpCodeOperandKind as K;
+    let Some(enc) = OPS[op as usize].encoding else { return Ok(()) };
+    let mut widest: Option<(i64, i64)> = None;
+    for code in enc.0 {
+        let (lo, hi) = match code.op_code().op_kind(i as u32) {
+            K::imm8 => (-128, 255),
+            K::imm8sex64 | K::imm8sex32 | K::imm8sex16 => (-128, 127),
+            K::imm8_const_1 => (1, 1),
+            K::imm16 => (-0x8000, 0xffff),
+            K::imm32 => (-(1 << 31), (1 << 32) - 1),
+            K::imm32sex64 => (-(1 << 31), (1 << 31) - 1),
+            _ => continue,
+        };
+        if (lo..=hi).contains(&v) {
+            return Ok(());
+        }
+        widest = Some(widest.map_or((lo, hi), |(l, h)| (l.min(lo), h.max(hi))));
+    }
+    match widest {
+        Some((lo, hi)) => Err(format!("immediate {v} out of range {lo}..={hi}")),
+        None => Ok(()),
+    }
+}
+
 impl InstructionSet for X86_64 {
     const ARCH: Arch = Arch::X86_64;
     type Op = Op;
@@ -674,8 +702,8 @@ impl InstructionSet for X86_64 {
     }
     fn print_operand(o: &Operand, ctx: &PrintCtx) -> String {
         match o {
-            Operand::Gpr(n) => GPR64[*n as usize].to_string(),
-            Operand::Gpr32(n) => GPR32[*n as usize].to_string(),
+            Operand::Gpr(n) => GPR64.get(*n as usize).map_or_else(|| format!("r{n}"), |r| r.to_string()),
+            Operand::Gpr32(n) => GPR32.get(*n as usize).map_or_else(|| format!("r{n}d"), |r| r.to_string()),
             Operand::Xmm(n) => format!("xmm{n}"),
             Operand::Ymm(n) => format!("ymm{n}"),
             Operand::Zmm(n) => format!("zmm{n}"),
@@ -694,6 +722,44 @@ impl InstructionSet for X86_64 {
                 format!("{size} ptr [{addr}]")
             }
         }
+    }
+    /// Register numbers in their class (general-purpose 0..=15; xmm and ymm 0..=15, the table's forms of them
+    /// being VEX; zmm 0..=31), memory operands (scale 1, 2, 4 or 8, no `rsp` index), and immediates against the
+    /// operand kinds of the entry's iced-x86 codes (`imm8`: -128..=255, `imm8` sign-extended: -128..=127, the
+    /// constant 1): an immediate one of the codes takes.
+    fn check_operands(op: Op, operands: &[Operand]) -> Result<(), String> {
+        let gpr = |n: u8| {
+            if n > 15 {
+                Err(format!("r{n} is not a general-purpose register: 0..=15 (rax..r15)"))
+            } else {
+                Ok(())
+            }
+        };
+        for (i, o) in operands.iter().enumerate() {
+            match o {
+                Operand::Gpr(n) | Operand::Gpr32(n) => gpr(*n)?,
+                Operand::Xmm(n) if *n > 15 => return Err(format!("xmm{n} out of range xmm0..=xmm15 (VEX)")),
+                Operand::Ymm(n) if *n > 15 => return Err(format!("ymm{n} out of range ymm0..=ymm15 (VEX)")),
+                Operand::Zmm(n) if *n > 31 => return Err(format!("zmm{n} out of range zmm0..=zmm31")),
+                Operand::Mem(_, m) => {
+                    if let Some(b) = m.base {
+                        gpr(b.0)?;
+                    }
+                    if let Some((x, scale)) = m.index {
+                        gpr(x.0)?;
+                        if x.0 == 4 {
+                            return Err("rsp cannot be an index register".into());
+                        }
+                        if ![1, 2, 4, 8].contains(&scale) {
+                            return Err(format!("scale {scale} out of 1, 2, 4, 8"));
+                        }
+                    }
+                }
+                Operand::Imm(v) => check_imm(op, i, *v)?,
+                _ => {}
+            }
+        }
+        Ok(())
     }
     fn reg_name(r: Reg) -> String {
         match r {
