@@ -10,7 +10,10 @@
 //!   entries marked `as method`, one method per mnemonic whose form the operand types choose
 //!   (`b.vmovdqu(xmm, mem)` is the load, `b.vmovdqu(mem, ymm)` the 256-bit store).
 //!
-//! Adding an instruction is adding one line to the table.
+//! Adding an instruction is two entries: one in the ISA's table here, one in its semantics table
+//! ([`crate::sem`], in table order; a unit test names an entry left without one). The builder checks each
+//! instruction's operands when it is added ([`InstructionSet::check_operands`]) from the same table entry: the
+//! field maps of the fixed-width encodings ([`fixed::Range`]), iced-x86's operand kinds on x86_64.
 //!
 //! ```
 //! use asmgen::isa::x86_64::{mem, regs::*, X86Feature, Xmm, Ymm, X86_64};
