@@ -429,3 +429,19 @@ fn the_first_error_is_reported() {
     assert_eq!(e.function, "asmgen_foo");
     assert!(e.message.starts_with("ldr q0, [x0, #8]: offset 8"), "{e}");
 }
+
+/// `Builder::inst`, which takes an entry and its operands as data, checks them as the typed methods do.
+#[test]
+fn builder_inst_checks_too() {
+    use aarch64::{Aarch64, Op, Operand};
+    let mut b = Builder::<Aarch64>::new("asmgen_foo", Abi::Aapcs64, &[]);
+    b.inst(Op::shl_4s, [Operand::V(0), Operand::V(1), Operand::Imm(32)]);
+    assert_eq!(
+        error(b).to_string(),
+        "asmgen_foo: shl v0.4s, v1.4s, #32: shift 32 out of range 0..=31 for 32-bit elements"
+    );
+    use x86_64::{Op as XOp, Operand as XOperand, X86_64};
+    let mut b = Builder::<X86_64>::new("asmgen_foo", Abi::SysV, &[]);
+    b.inst(XOp::shl, [XOperand::Gpr(0), XOperand::Imm(256)]);
+    assert_eq!(error(b).to_string(), "asmgen_foo: shl rax, 256: immediate 256 out of range -128..=255");
+}
