@@ -371,13 +371,13 @@ mod x64 {
             |b| {
                 b.vpxor(Xmm(16), Xmm(0), Xmm(1));
             },
-            "asmgen_foo: vpxor xmm16, xmm0, xmm1: xmm16 out of range xmm0..=xmm15 (VEX)",
+            "asmgen_foo: vpxor xmm16, xmm0, xmm1: xmm16 out of range xmm0..=xmm15",
         );
         fails(
             |b| {
                 b.vpxor(Ymm(0), Ymm(0), Ymm(16));
             },
-            "asmgen_foo: vpxor ymm0, ymm0, ymm16: ymm16 out of range ymm0..=ymm15 (VEX)",
+            "asmgen_foo: vpxor ymm0, ymm0, ymm16: ymm16 out of range ymm0..=ymm15",
         );
         fails(
             |b| {
@@ -444,4 +444,29 @@ fn builder_inst_checks_too() {
     let mut b = Builder::<X86_64>::new("asmgen_foo", Abi::SysV, &[]);
     b.inst(XOp::shl, [XOperand::Gpr(0), XOperand::Imm(256)]);
     assert_eq!(error(b).to_string(), "asmgen_foo: shl rax, 256: immediate 256 out of range -128..=255");
+}
+
+/// The x86_64 check allows xmm0..=xmm15 and ymm0..=ymm15, the registers the lowering encodes them with: the
+/// table's xmm and ymm forms are VEX, where there are no others, but for two EVEX entries that take a ymm
+/// beside zmm registers. A new EVEX entry on xmm or ymm fails here until the check and the lowering are given
+/// xmm16..=xmm31 (or it is added to this list).
+#[test]
+fn x86_64_xmm_and_ymm_operands_are_vex() {
+    use iced_x86::EncodingKind;
+    let mut evex = Vec::new();
+    for info in x86_64::OPS {
+        if !info.kinds.iter().any(|k| matches!(*k, "X" | "Xm" | "Y" | "Ym")) {
+            continue;
+        }
+        if info
+            .encoding
+            .expect("every x86_64 entry has codes")
+            .0
+            .iter()
+            .any(|c| c.op_code().encoding() == EncodingKind::EVEX)
+        {
+            evex.push(info.name);
+        }
+    }
+    assert_eq!(evex, ["vinserti64x4", "vextracti64x4"]);
 }

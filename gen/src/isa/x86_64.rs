@@ -723,8 +723,9 @@ impl InstructionSet for X86_64 {
             }
         }
     }
-    /// Register numbers in their class (general-purpose 0..=15; xmm and ymm 0..=15, the table's forms of them
-    /// being VEX; zmm 0..=31), memory operands (scale 1, 2, 4 or 8, no `rsp` index), and immediates against the
+    /// Register numbers in their class (general-purpose 0..=15; xmm and ymm 0..=15, as the lowering encodes
+    /// them: the table's forms of them are VEX but for `vinserti64x4`'s and `vextracti64x4`'s ymm, which stay
+    /// in the first sixteen as [`Zmm::y`] says; zmm 0..=31), memory operands (scale 1, 2, 4 or 8, no `rsp` index), and immediates against the
     /// operand kinds of the entry's iced-x86 codes (`imm8`: -128..=255, `imm8` sign-extended: -128..=127, the
     /// constant 1): an immediate one of the codes takes.
     fn check_operands(op: Op, operands: &[Operand]) -> Result<(), String> {
@@ -738,8 +739,8 @@ impl InstructionSet for X86_64 {
         for (i, o) in operands.iter().enumerate() {
             match o {
                 Operand::Gpr(n) | Operand::Gpr32(n) => gpr(*n)?,
-                Operand::Xmm(n) if *n > 15 => return Err(format!("xmm{n} out of range xmm0..=xmm15 (VEX)")),
-                Operand::Ymm(n) if *n > 15 => return Err(format!("ymm{n} out of range ymm0..=ymm15 (VEX)")),
+                Operand::Xmm(n) if *n > 15 => return Err(format!("xmm{n} out of range xmm0..=xmm15")),
+                Operand::Ymm(n) if *n > 15 => return Err(format!("ymm{n} out of range ymm0..=ymm15")),
                 Operand::Zmm(n) if *n > 31 => return Err(format!("zmm{n} out of range zmm0..=zmm31")),
                 Operand::Mem(_, m) => {
                     if let Some(b) = m.base {
