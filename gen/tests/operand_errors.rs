@@ -470,3 +470,79 @@ fn x86_64_xmm_and_ymm_operands_are_vex() {
     }
     assert_eq!(evex, ["vinserti64x4", "vextracti64x4"]);
 }
+
+/// The builder's immediate ranges on x86_64 (`IMM_RANGES`, by operand kind) are the encoder's: for every entry
+/// and immediate operand, within the smallest interval holding the ranges iced-x86 takes for the operand kinds
+/// of the entry's codes (`imm8`: -128..=255, sign-extended `imm8`: -128..=127, the constant 1, `imm32`
+/// sign-extended), and equal to it for `Imm` (the others' types hold less: `u8`, `i32`).
+#[test]
+fn x86_64_immediate_ranges_are_the_encoders() {
+    use iced_x86::OpCodeOperandKind as K;
+    for info in x86_64::OPS {
+        let codes = info.encoding.expect("every x86_64 entry has codes").0;
+        for (i, kind) in info.kinds.iter().enumerate() {
+            let mut union: Option<(i64, i64)> = None;
+            for code in codes {
+                let (lo, hi) = match code.op_code().op_kind(i as u32) {
+                    K::imm8 => (-128, 255),
+                    K::imm8sex64 | K::imm8sex32 | K::imm8sex16 => (-128, 127),
+                    K::imm8_const_1 => (1, 1),
+                    K::imm32sex64 => (-(1 << 31), (1 << 31) - 1),
+                    K::imm16 | K::imm32 | K::imm64 => {
+                        panic!("{}: {code:?}: an immediate kind IMM_RANGES does not know", info.name)
+                    }
+                    _ => continue,
+                };
+                union = Some(union.map_or((lo, hi), |(l, h)| (l.min(lo), h.max(hi))));
+            }
+            let ours = x86_64::IMM_RANGES.iter().find(|r| r.0 == *kind).map(|r| (r.1, r.2));
+            match (union, ours) {
+                (Some(iced), Some(ours)) => assert!(
+                    ours.0 >= iced.0 && ours.1 <= iced.1 && (*kind != "Imm" || ours == iced),
+                    "{}: operand {i} ({kind}): IMM_RANGES says {ours:?}, the encoder takes {iced:?}",
+                    info.name
+                ),
+                (Some(iced), None) => panic!("{}: operand {i} ({kind}) takes {iced:?}: not in IMM_RANGES", info.name),
+                (None, _) => {}
+            }
+        }
+    }
+}
+
+/// On aarch64 and riscv64 the builder checks registers by class and sends only immediates and memory offsets
+/// through the fields: sound because every register of its class, and every vector type, fits the fields its
+/// operand takes in every entry (what this checks, through the same `Encoding::check`).
+#[test]
+fn fixed_width_registers_fit_their_fields() {
+    use asmgen::isa::fixed::Encoding;
+    fn check(table: &str, name: &str, enc: &Encoding, operand: usize, n: usize, values: &[i64]) {
+        for &v in values {
+            let mut all = vec![None; n];
+            all[operand] = Some(v);
+            if let Err((_, e)) = enc.check(&all) {
+                panic!("{table} {name}: operand {operand} = {v}: {e}");
+            }
+        }
+    }
+    let regs: Vec<i64> = (0..=31).collect();
+    for info in aarch64::OPS {
+        let enc = info.encoding.expect("every aarch64 entry is encoded");
+        for (i, k) in info.kinds.iter().enumerate() {
+            if matches!(*k, "Xn" | "XnSp" | "Vn" | "Qn" | "Dn" | "VList16b" | "VList4s" | "VListS") {
+                check("aarch64", info.name, &enc, i, info.kinds.len(), &regs);
+            }
+        }
+    }
+    let vtypes: Vec<i64> =
+        [8, 16, 32, 64].iter().flat_map(|&sew| [1, 2, 4, 8].map(|lmul| riscv64::VType { sew, lmul }.bits())).collect();
+    for info in riscv64::OPS {
+        let enc = info.encoding.expect("every riscv64 entry is encoded");
+        for (i, k) in info.kinds.iter().enumerate() {
+            match *k {
+                "Xr" | "Vr" | "VAddr" => check("riscv64", info.name, &enc, i, info.kinds.len(), &regs),
+                "VTypeI" => check("riscv64", info.name, &enc, i, info.kinds.len(), &vtypes),
+                _ => {}
+            }
+        }
+    }
+}

@@ -665,6 +665,19 @@ pub(crate) use aarch64_table;
 
 aarch64_table!(define_isa);
 
+/// What is wrong with a register operand out of its class.
+#[cold]
+#[inline(never)]
+fn register_error(o: &Operand) -> String {
+    match o {
+        Operand::X(n) => format!("x{n} is not a general-purpose register: x0..=x30 (sp and xzr are SP and XZR)"),
+        Operand::V(n) | Operand::Q(n) | Operand::D(n) | Operand::List4(n, _) => {
+            format!("v{n} is not a vector register: v0..=v31")
+        }
+        _ => format!("{o:?} is not a register"),
+    }
+}
+
 /// The general-purpose registers' names (31: `sp`).
 pub const XNAMES: [&str; 32] = [
     "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10", "x11", "x12", "x13", "x14", "x15", "x16", "x17",
@@ -725,21 +738,24 @@ impl InstructionSet for Aarch64 {
         }
     }
     /// Register numbers in their class (x0..=x30: 31 is `sp` or `xzr`, which are operands of their own;
-    /// v0..=v31), then every value through the entry's fields ([`super::fixed::Encoding::check`]): immediates,
-    /// shifts per element size, lanes, scaled offsets.
+    /// v0..=v31), then every immediate through the entry's fields ([`super::fixed::Encoding::check`]):
+    /// immediates, shifts per element size, lanes, scaled offsets.
+    #[inline]
     fn check_operands(op: Op, operands: &[Operand]) -> Result<(), String> {
-        for o in operands {
-            match *o {
-                Operand::X(n) if n > 30 => {
-                    return Err(format!("x{n} is not a general-purpose register: x0..=x30 (sp and xzr are SP and XZR)"))
-                }
-                Operand::V(n) | Operand::Q(n) | Operand::D(n) | Operand::List4(n, _) if n > 31 => {
-                    return Err(format!("v{n} is not a vector register: v0..=v31"))
-                }
-                _ => {}
-            }
+        let in_class = |o: &Operand| match *o {
+            Operand::X(n) => n <= 30,
+            Operand::V(n) | Operand::Q(n) | Operand::D(n) | Operand::List4(n, _) => n <= 31,
+            _ => true,
+        };
+        if let Some(o) = operands.iter().find(|o| !in_class(o)) {
+            return Err(register_error(o));
         }
-        super::fixed::check_fields(&OPS[op as usize], operands, Self::operand_value)
+        // Registers in their class fit their 5-bit fields (`gen/tests/operand_errors.rs` holds every entry to
+        // that): only immediates go through the fields.
+        super::fixed::check_fields(&OPS[op as usize], operands, |o| match o {
+            Operand::Imm(i) => Some(*i),
+            _ => None,
+        })
     }
     fn reg_name(r: Reg) -> String {
         match r {

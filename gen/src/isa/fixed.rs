@@ -39,7 +39,13 @@ impl Range {
 
     /// `value` if the range holds it, else the error naming both.
     pub fn check(self, value: i64) -> Result<i64, OutOfRange> {
-        if (self.lo..=self.hi).contains(&value) && value % self.step == 0 {
+        // No division where any step goes (most ranges), none where the step is a power of two.
+        let on_step = match self.step {
+            1 => true,
+            s if s & (s - 1) == 0 => value & (s - 1) == 0,
+            s => value % s == 0,
+        };
+        if (self.lo..=self.hi).contains(&value) && on_step {
             Ok(value)
         } else {
             Err(OutOfRange { value, range: self })
@@ -231,22 +237,34 @@ impl Encoding {
 }
 
 fn encode_word(base: u32, fields: &[Field], values: &[i64]) -> Result<u32, EncodeError> {
+    let bits = operand_bits(fields);
     let mut word = base;
     for f in fields {
         let v = *values.get(f.operand as usize).ok_or_else(|| EncodeError(format!("missing operand {}", f.operand)))?;
-        let v = field_bits(fields, f, v).map_err(|e| EncodeError(format!("operand {}: {e}", f.operand)))?;
+        let v = field_bits(f, bits[f.operand as usize], v)
+            .map_err(|e| EncodeError(format!("operand {}: {e}", f.operand)))?;
         word |= (v as u32) << f.lsb;
     }
     Ok(word)
 }
 
-/// The bits field `f` (one of the word's `fields`) takes from its operand's value `v`: the map's value, if it
-/// fits the bits the operand's fields take (`0..2^bits`, or `-2^(bits-1)..0`), cut to the field's bits. The
-/// encoder and the builder's check ([`Encoding::check`]) both go through here.
-fn field_bits(fields: &[Field], f: &Field, v: i64) -> Result<u64, FieldError> {
+/// How many bits of each operand's value a word's fields take (operand `i`'s at index `i`).
+fn operand_bits(fields: &[Field]) -> [u8; 8] {
+    let mut bits = [0; 8];
+    for f in fields {
+        let b = &mut bits[f.operand as usize];
+        *b = (*b).max(f.from + f.width);
+    }
+    bits
+}
+
+/// The bits field `f` takes from its operand's value `v`: the map's value, if it fits the `bits` the operand's
+/// fields take (`0..2^bits`, or `-2^(bits-1)..0`), cut to the field's bits. The encoder and the builder's
+/// check ([`Encoding::check`]) both go through here.
+#[inline]
+fn field_bits(f: &Field, bits: u8, v: i64) -> Result<u64, FieldError> {
     let v = (f.map)(v).map_err(FieldError::Range)?;
-    // How many bits of the operand's value its fields (in this word) take.
-    let bits = fields.iter().filter(|g| g.operand == f.operand).map(|g| u32::from(g.from + g.width)).max().unwrap_or(0);
+    let bits = u32::from(bits);
     let fits = if v >= 0 { bits >= 63 || v < (1i64 << bits) } else { v >= -(1i64 << (bits - 1)) };
     if !fits {
         return Err(FieldError::Bits { value: v, bits });
@@ -259,11 +277,17 @@ impl Encoding {
     /// encoding: `values[i]` is operand `i`'s value, `None` for a label's (known only once the code is laid
     /// out). The error is the first operand refused, with what is wrong (`shift 32 out of range 0..=31 for
     /// 32-bit elements`). What the builder runs when an instruction is added.
+    #[inline]
     pub fn check(&self, values: &[Option<i64>]) -> Result<(), (u8, FieldError)> {
-        let second = self.second.map_or(&[][..], |(_, f)| f);
-        for (fields, f) in self.fields.iter().map(|f| (self.fields, f)).chain(second.iter().map(|f| (second, f))) {
-            if let Some(Some(v)) = values.get(f.operand as usize) {
-                field_bits(fields, f, *v).map_err(|e| (f.operand, e))?;
+        if values.iter().all(Option::is_none) {
+            return Ok(());
+        }
+        for fields in std::iter::once(self.fields).chain(self.second.map(|(_, f)| f)) {
+            let bits = operand_bits(fields);
+            for f in fields {
+                if let Some(Some(v)) = values.get(f.operand as usize) {
+                    field_bits(f, bits[f.operand as usize], *v).map_err(|e| (f.operand, e))?;
+                }
             }
         }
         Ok(())
@@ -294,19 +318,20 @@ impl std::fmt::Display for FieldError {
 }
 
 /// The builder's check of a fixed-width entry's operands ([`super::InstructionSet::check_operands`]): their
-/// values (`value`, `None` for a label) through the entry's fields; an error names the operand where the
-/// field's map gives no range of its own.
+/// values (`value`; `None` for a label, or an operand the ISA checks otherwise) through the entry's fields;
+/// an error names the operand where the field's map gives no range of its own.
+#[inline]
 pub fn check_fields<F, O>(
     info: &super::OpInfo<F, Encoding>,
     operands: &[O],
     value: impl Fn(&O) -> Option<i64>,
 ) -> Result<(), String> {
     let Some(enc) = info.encoding else { return Ok(()) };
-    let mut values = [None; 8];
+    let mut values = [None; 4];
     for (v, o) in values.iter_mut().zip(operands) {
         *v = value(o);
     }
-    enc.check(&values[..operands.len().min(8)]).map_err(|(i, e)| match e {
+    enc.check(&values[..operands.len().min(4)]).map_err(|(i, e)| match e {
         FieldError::Range(e) => e.to_string(),
         FieldError::Bits { .. } => format!("operand {}: {e}", info.operands.get(i as usize).unwrap_or(&"?")),
     })
