@@ -13,7 +13,8 @@
 //! Adding an instruction is two entries: one in the ISA's table here, one in its semantics table
 //! ([`crate::sem`], in table order; a unit test names an entry left without one). The builder checks each
 //! instruction's operands when it is added ([`InstructionSet::check_operands`]) from the same table entry: the
-//! field maps of the fixed-width encodings ([`fixed::Range`]), iced-x86's operand kinds on x86_64.
+//! field maps of the fixed-width encodings ([`fixed::Range`]), on x86_64 the immediate ranges of the operand kinds
+//! ([`x86_64::IMM_RANGES`], held to iced-x86's data by a test).
 //!
 //! ```
 //! use asmgen::isa::x86_64::{mem, regs::*, X86Feature, Xmm, Ymm, X86_64};
