@@ -546,3 +546,16 @@ fn fixed_width_registers_fit_their_fields() {
         }
     }
 }
+
+/// A streamed build (the JIT's, lowering as the kernel is made) fails with the same error, and the lowering
+/// never sees the instruction (it has no encoding of xmm16).
+#[test]
+fn a_streamed_build_fails_without_lowering_the_instruction() {
+    use x86_64::{X86Feature, Xmm, X86_64};
+    let (built, _stream) = asmgen::lower::x86_64::Stream::build(|| {
+        let mut b = Builder::<X86_64>::new("asmgen_foo", Abi::SysV, &[X86Feature::Avx]);
+        b.vpxor(Xmm(16), Xmm(0), Xmm(1)).vpxor(Xmm(0), Xmm(0), Xmm(1));
+        b.finish().map(|_| ())
+    });
+    assert_eq!(built.unwrap_err().to_string(), "asmgen_foo: vpxor xmm16, xmm0, xmm1: xmm16 out of range xmm0..=xmm15");
+}
