@@ -289,7 +289,9 @@ impl<I: Isa> Builder<I> {
     /// methods).
     pub fn inst(&mut self, op: I::Op, operands: impl Into<Operands<I::Operand>>) -> &mut Self {
         let operands = operands.into();
-        self.check(op, &operands);
+        if !self.check(op, &operands) {
+            return self;
+        }
         if self.streamed(op, &operands) {
             return self;
         }
@@ -303,7 +305,9 @@ impl<I: Isa> Builder<I> {
     /// [`MAX_OPERANDS`](crate::ir::MAX_OPERANDS) does not compile.
     pub fn inst_array<const K: usize>(&mut self, op: I::Op, operands: [I::Operand; K]) -> &mut Self {
         const { assert!(K <= crate::ir::MAX_OPERANDS, "more operands than ir::MAX_OPERANDS") };
-        self.check(op, &operands);
+        if !self.check(op, &operands) {
+            return self;
+        }
         if self.streamed(op, &operands) {
             // Most instructions hold no label: nothing to drop, and no call to the drop glue.
             if operands.iter().all(I::owns_nothing) {
@@ -333,10 +337,13 @@ impl<I: Isa> Builder<I> {
         true
     }
 
-    /// Checks an instruction's features and registers, and records the labels it refers to.
+    /// Checks an instruction's features, operands
+    /// ([`InstructionSet::check_operands`](crate::isa::InstructionSet::check_operands)) and registers, and records
+    /// the labels it refers to. False where the operands cannot be encoded: the instruction is dropped (the
+    /// function fails), so that neither the body nor a sink ([`streaming`]) ever holds it.
     // Inlined into each `inst_array` (one per operand count): the operand loop unrolls, and the call goes.
     #[inline(always)]
-    fn check(&mut self, op: I::Op, operands: &[I::Operand]) {
+    fn check(&mut self, op: I::Op, operands: &[I::Operand]) -> bool {
         let info = I::info(op);
         let needs = FeatureSet::of(info.features);
         if !self.allowed.contains_all(&needs) {
@@ -349,6 +356,11 @@ impl<I: Isa> Builder<I> {
             ));
         }
         self.required = self.required.union(needs);
+        if let Err(e) = I::check_operands(op, operands) {
+            let message = format!("{}: {e}", crate::isa::inst_text::<I>(op, operands));
+            self.fail(message);
+            return false;
+        }
         for o in operands {
             if let Some(l) = I::label(o) {
                 // `referenced` keeps each label it holds, so an address is not reused while the builder lives.
@@ -363,7 +375,7 @@ impl<I: Isa> Builder<I> {
         // only, and repeats nothing once done: only an instruction naming a register new to the function needs it.
         let bits = I::reg_bits(operands);
         if bits.is_some_and(|b| b & !self.regs_seen == 0) {
-            return;
+            return true;
         }
         let mut regs = std::mem::take(&mut self.regs);
         regs.clear();
@@ -377,6 +389,7 @@ impl<I: Isa> Builder<I> {
         }
         self.regs = regs;
         self.regs_seen |= bits.unwrap_or(0);
+        true
     }
 
     /// A new label, unique in the function; bind it with [`Builder::bind`].
