@@ -1075,7 +1075,8 @@ asmgen_polyval_update_zbc:
  * ----------------------------------------------------------------------------------------------------
  * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^64, the zmm set H^9..H^32), from h.
  * Shared table layout, computed with vgmul: table[16*(i-1)] = f^-1(Hg^i), table[128 + 16*(i-1)] = its
- * Karatsuba half-sum, i = 1..8; f^-1(y) = ByteReverse(y * x^-1).
+ * Karatsuba half-sum, i = 1..8; f^-1(y) = ByteReverse(y * x^-1). Hg^2; then Hg^3, Hg^4; then Hg^5..Hg^8 =
+ * Hg^1..Hg^4 * Hg^4: three dependent vgmuls, each round's stores after the next round's products.
  *
  * void asmgen_ghash_init_zvkg(uint8_t *table, const uint8_t *h);
  * Requires: v, zvkb, zvkg
@@ -1100,10 +1101,12 @@ asmgen_ghash_init_zvkg:
 	li          t3, 1
 	vle32.v     v1, (a1)
 	/* GHASH: the key is already GCM's. */
-	vmv.v.v     v2, v1
 	mv          t0, a0
+	/* Hg^2 = Hg^1 * Hg^1 (vgmul). */
+	vmv.v.v     v9, v1
+	.insn       0xa218a4f7	# vgmul.vv    v9, v1
 	/* H^1: f^-1(Hg^1) and its half-sum. */
-	vmv.v.v     v3, v2
+	vmv.v.v     v3, v1
 	.insn       0xa278a1f7	# vgmul.vv    v3, v7
 	vrgather.vv v4, v3, v5
 	.insn       0x4a44a257	# vrev8.v     v4, v4
@@ -1116,10 +1119,14 @@ asmgen_ghash_init_zvkg:
 	sd          t1, 128(a0)
 	sd          t1, 136(a0)
 	vsetivli    zero, 4, e32, m1, ta, ma
-	.insn       0xa218a177	# vgmul.vv    v2, v1
 	addi        t0, t0, 16
+	/* Hg^3 = Hg^2 * Hg^1, Hg^4 = Hg^2 * Hg^2 (vgmul). */
+	vmv.v.v     v10, v9
+	vmv.v.v     v11, v9
+	.insn       0xa218a577	# vgmul.vv    v10, v1
+	.insn       0xa298a5f7	# vgmul.vv    v11, v9
 	/* H^2: f^-1(Hg^2) and its half-sum. */
-	vmv.v.v     v3, v2
+	vmv.v.v     v3, v9
 	.insn       0xa278a1f7	# vgmul.vv    v3, v7
 	vrgather.vv v4, v3, v5
 	.insn       0x4a44a257	# vrev8.v     v4, v4
@@ -1132,10 +1139,18 @@ asmgen_ghash_init_zvkg:
 	sd          t1, 144(a0)
 	sd          t1, 152(a0)
 	vsetivli    zero, 4, e32, m1, ta, ma
-	.insn       0xa218a177	# vgmul.vv    v2, v1
 	addi        t0, t0, 16
+	/* Hg^5 = Hg^1 * Hg^4, Hg^6 = Hg^2 * Hg^4, Hg^7 = Hg^3 * Hg^4, Hg^8 = Hg^4 * Hg^4 (vgmul). */
+	vmv.v.v     v12, v1
+	vmv.v.v     v13, v9
+	vmv.v.v     v14, v10
+	vmv.v.v     v15, v11
+	.insn       0xa2b8a677	# vgmul.vv    v12, v11
+	.insn       0xa2b8a6f7	# vgmul.vv    v13, v11
+	.insn       0xa2b8a777	# vgmul.vv    v14, v11
+	.insn       0xa2b8a7f7	# vgmul.vv    v15, v11
 	/* H^3: f^-1(Hg^3) and its half-sum. */
-	vmv.v.v     v3, v2
+	vmv.v.v     v3, v10
 	.insn       0xa278a1f7	# vgmul.vv    v3, v7
 	vrgather.vv v4, v3, v5
 	.insn       0x4a44a257	# vrev8.v     v4, v4
@@ -1148,10 +1163,9 @@ asmgen_ghash_init_zvkg:
 	sd          t1, 160(a0)
 	sd          t1, 168(a0)
 	vsetivli    zero, 4, e32, m1, ta, ma
-	.insn       0xa218a177	# vgmul.vv    v2, v1
 	addi        t0, t0, 16
 	/* H^4: f^-1(Hg^4) and its half-sum. */
-	vmv.v.v     v3, v2
+	vmv.v.v     v3, v11
 	.insn       0xa278a1f7	# vgmul.vv    v3, v7
 	vrgather.vv v4, v3, v5
 	.insn       0x4a44a257	# vrev8.v     v4, v4
@@ -1164,10 +1178,9 @@ asmgen_ghash_init_zvkg:
 	sd          t1, 176(a0)
 	sd          t1, 184(a0)
 	vsetivli    zero, 4, e32, m1, ta, ma
-	.insn       0xa218a177	# vgmul.vv    v2, v1
 	addi        t0, t0, 16
 	/* H^5: f^-1(Hg^5) and its half-sum. */
-	vmv.v.v     v3, v2
+	vmv.v.v     v3, v12
 	.insn       0xa278a1f7	# vgmul.vv    v3, v7
 	vrgather.vv v4, v3, v5
 	.insn       0x4a44a257	# vrev8.v     v4, v4
@@ -1180,10 +1193,9 @@ asmgen_ghash_init_zvkg:
 	sd          t1, 192(a0)
 	sd          t1, 200(a0)
 	vsetivli    zero, 4, e32, m1, ta, ma
-	.insn       0xa218a177	# vgmul.vv    v2, v1
 	addi        t0, t0, 16
 	/* H^6: f^-1(Hg^6) and its half-sum. */
-	vmv.v.v     v3, v2
+	vmv.v.v     v3, v13
 	.insn       0xa278a1f7	# vgmul.vv    v3, v7
 	vrgather.vv v4, v3, v5
 	.insn       0x4a44a257	# vrev8.v     v4, v4
@@ -1196,10 +1208,9 @@ asmgen_ghash_init_zvkg:
 	sd          t1, 208(a0)
 	sd          t1, 216(a0)
 	vsetivli    zero, 4, e32, m1, ta, ma
-	.insn       0xa218a177	# vgmul.vv    v2, v1
 	addi        t0, t0, 16
 	/* H^7: f^-1(Hg^7) and its half-sum. */
-	vmv.v.v     v3, v2
+	vmv.v.v     v3, v14
 	.insn       0xa278a1f7	# vgmul.vv    v3, v7
 	vrgather.vv v4, v3, v5
 	.insn       0x4a44a257	# vrev8.v     v4, v4
@@ -1212,10 +1223,9 @@ asmgen_ghash_init_zvkg:
 	sd          t1, 224(a0)
 	sd          t1, 232(a0)
 	vsetivli    zero, 4, e32, m1, ta, ma
-	.insn       0xa218a177	# vgmul.vv    v2, v1
 	addi        t0, t0, 16
 	/* H^8: f^-1(Hg^8) and its half-sum. */
-	vmv.v.v     v3, v2
+	vmv.v.v     v3, v15
 	.insn       0xa278a1f7	# vgmul.vv    v3, v7
 	vrgather.vv v4, v3, v5
 	.insn       0x4a44a257	# vrev8.v     v4, v4
@@ -1230,7 +1240,13 @@ asmgen_ghash_init_zvkg:
 	vsetivli    zero, 4, e32, m1, ta, ma
 	/* Clear the key material. */
 	vmv.v.i     v1, 0
-	vmv.v.i     v2, 0
+	vmv.v.i     v9, 0
+	vmv.v.i     v10, 0
+	vmv.v.i     v11, 0
+	vmv.v.i     v12, 0
+	vmv.v.i     v13, 0
+	vmv.v.i     v14, 0
+	vmv.v.i     v15, 0
 	vmv.v.i     v3, 0
 	vmv.v.i     v4, 0
 	vmv.v.i     v8, 0
@@ -1341,7 +1357,8 @@ asmgen_ghash_update_zvkg:
  * ----------------------------------------------------------------------------------------------------
  * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^64, the zmm set H^9..H^32), from h.
  * Shared table layout, computed with vgmul: table[16*(i-1)] = f^-1(Hg^i), table[128 + 16*(i-1)] = its
- * Karatsuba half-sum, i = 1..8; f^-1(y) = ByteReverse(y * x^-1).
+ * Karatsuba half-sum, i = 1..8; f^-1(y) = ByteReverse(y * x^-1). Hg^2; then Hg^3, Hg^4; then Hg^5..Hg^8 =
+ * Hg^1..Hg^4 * Hg^4: three dependent vgmuls, each round's stores after the next round's products.
  *
  * void asmgen_polyval_init_zvkg(uint8_t *table, const uint8_t *h);
  * Requires: v, zvkb, zvkg
@@ -1369,10 +1386,12 @@ asmgen_polyval_init_zvkg:
 	vrgather.vv v8, v1, v5
 	.insn       0x4a84a0d7	# vrev8.v     v1, v8
 	.insn       0xa268a0f7	# vgmul.vv    v1, v6
-	vmv.v.v     v2, v1
 	mv          t0, a0
+	/* Hg^2 = Hg^1 * Hg^1 (vgmul). */
+	vmv.v.v     v9, v1
+	.insn       0xa218a4f7	# vgmul.vv    v9, v1
 	/* H^1: f^-1(Hg^1) and its half-sum. */
-	vmv.v.v     v3, v2
+	vmv.v.v     v3, v1
 	.insn       0xa278a1f7	# vgmul.vv    v3, v7
 	vrgather.vv v4, v3, v5
 	.insn       0x4a44a257	# vrev8.v     v4, v4
@@ -1385,10 +1404,14 @@ asmgen_polyval_init_zvkg:
 	sd          t1, 128(a0)
 	sd          t1, 136(a0)
 	vsetivli    zero, 4, e32, m1, ta, ma
-	.insn       0xa218a177	# vgmul.vv    v2, v1
 	addi        t0, t0, 16
+	/* Hg^3 = Hg^2 * Hg^1, Hg^4 = Hg^2 * Hg^2 (vgmul). */
+	vmv.v.v     v10, v9
+	vmv.v.v     v11, v9
+	.insn       0xa218a577	# vgmul.vv    v10, v1
+	.insn       0xa298a5f7	# vgmul.vv    v11, v9
 	/* H^2: f^-1(Hg^2) and its half-sum. */
-	vmv.v.v     v3, v2
+	vmv.v.v     v3, v9
 	.insn       0xa278a1f7	# vgmul.vv    v3, v7
 	vrgather.vv v4, v3, v5
 	.insn       0x4a44a257	# vrev8.v     v4, v4
@@ -1401,10 +1424,18 @@ asmgen_polyval_init_zvkg:
 	sd          t1, 144(a0)
 	sd          t1, 152(a0)
 	vsetivli    zero, 4, e32, m1, ta, ma
-	.insn       0xa218a177	# vgmul.vv    v2, v1
 	addi        t0, t0, 16
+	/* Hg^5 = Hg^1 * Hg^4, Hg^6 = Hg^2 * Hg^4, Hg^7 = Hg^3 * Hg^4, Hg^8 = Hg^4 * Hg^4 (vgmul). */
+	vmv.v.v     v12, v1
+	vmv.v.v     v13, v9
+	vmv.v.v     v14, v10
+	vmv.v.v     v15, v11
+	.insn       0xa2b8a677	# vgmul.vv    v12, v11
+	.insn       0xa2b8a6f7	# vgmul.vv    v13, v11
+	.insn       0xa2b8a777	# vgmul.vv    v14, v11
+	.insn       0xa2b8a7f7	# vgmul.vv    v15, v11
 	/* H^3: f^-1(Hg^3) and its half-sum. */
-	vmv.v.v     v3, v2
+	vmv.v.v     v3, v10
 	.insn       0xa278a1f7	# vgmul.vv    v3, v7
 	vrgather.vv v4, v3, v5
 	.insn       0x4a44a257	# vrev8.v     v4, v4
@@ -1417,10 +1448,9 @@ asmgen_polyval_init_zvkg:
 	sd          t1, 160(a0)
 	sd          t1, 168(a0)
 	vsetivli    zero, 4, e32, m1, ta, ma
-	.insn       0xa218a177	# vgmul.vv    v2, v1
 	addi        t0, t0, 16
 	/* H^4: f^-1(Hg^4) and its half-sum. */
-	vmv.v.v     v3, v2
+	vmv.v.v     v3, v11
 	.insn       0xa278a1f7	# vgmul.vv    v3, v7
 	vrgather.vv v4, v3, v5
 	.insn       0x4a44a257	# vrev8.v     v4, v4
@@ -1433,10 +1463,9 @@ asmgen_polyval_init_zvkg:
 	sd          t1, 176(a0)
 	sd          t1, 184(a0)
 	vsetivli    zero, 4, e32, m1, ta, ma
-	.insn       0xa218a177	# vgmul.vv    v2, v1
 	addi        t0, t0, 16
 	/* H^5: f^-1(Hg^5) and its half-sum. */
-	vmv.v.v     v3, v2
+	vmv.v.v     v3, v12
 	.insn       0xa278a1f7	# vgmul.vv    v3, v7
 	vrgather.vv v4, v3, v5
 	.insn       0x4a44a257	# vrev8.v     v4, v4
@@ -1449,10 +1478,9 @@ asmgen_polyval_init_zvkg:
 	sd          t1, 192(a0)
 	sd          t1, 200(a0)
 	vsetivli    zero, 4, e32, m1, ta, ma
-	.insn       0xa218a177	# vgmul.vv    v2, v1
 	addi        t0, t0, 16
 	/* H^6: f^-1(Hg^6) and its half-sum. */
-	vmv.v.v     v3, v2
+	vmv.v.v     v3, v13
 	.insn       0xa278a1f7	# vgmul.vv    v3, v7
 	vrgather.vv v4, v3, v5
 	.insn       0x4a44a257	# vrev8.v     v4, v4
@@ -1465,10 +1493,9 @@ asmgen_polyval_init_zvkg:
 	sd          t1, 208(a0)
 	sd          t1, 216(a0)
 	vsetivli    zero, 4, e32, m1, ta, ma
-	.insn       0xa218a177	# vgmul.vv    v2, v1
 	addi        t0, t0, 16
 	/* H^7: f^-1(Hg^7) and its half-sum. */
-	vmv.v.v     v3, v2
+	vmv.v.v     v3, v14
 	.insn       0xa278a1f7	# vgmul.vv    v3, v7
 	vrgather.vv v4, v3, v5
 	.insn       0x4a44a257	# vrev8.v     v4, v4
@@ -1481,10 +1508,9 @@ asmgen_polyval_init_zvkg:
 	sd          t1, 224(a0)
 	sd          t1, 232(a0)
 	vsetivli    zero, 4, e32, m1, ta, ma
-	.insn       0xa218a177	# vgmul.vv    v2, v1
 	addi        t0, t0, 16
 	/* H^8: f^-1(Hg^8) and its half-sum. */
-	vmv.v.v     v3, v2
+	vmv.v.v     v3, v15
 	.insn       0xa278a1f7	# vgmul.vv    v3, v7
 	vrgather.vv v4, v3, v5
 	.insn       0x4a44a257	# vrev8.v     v4, v4
@@ -1499,7 +1525,13 @@ asmgen_polyval_init_zvkg:
 	vsetivli    zero, 4, e32, m1, ta, ma
 	/* Clear the key material. */
 	vmv.v.i     v1, 0
-	vmv.v.i     v2, 0
+	vmv.v.i     v9, 0
+	vmv.v.i     v10, 0
+	vmv.v.i     v11, 0
+	vmv.v.i     v12, 0
+	vmv.v.i     v13, 0
+	vmv.v.i     v14, 0
+	vmv.v.i     v15, 0
 	vmv.v.i     v3, 0
 	vmv.v.i     v4, 0
 	vmv.v.i     v8, 0
