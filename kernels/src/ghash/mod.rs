@@ -140,6 +140,12 @@ pub const POLY: [u8; 16] = {
 /// `pshufb`/`tbl` control that reverses the 16 bytes of a block.
 pub const BYTE_REVERSE: [u8; 16] = [15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0];
 
+/// The products of the aarch64 and riscv64 key setups, `(i, a, c)`: `H^i = H^a * H^c`, in rounds of
+/// independent products (H^2; H^3, H^4; H^5..H^8 from H^4), so that the dependency chain is three products
+/// long (the x86_64 xmm key setup's rounds too).
+pub(crate) const INIT_ROUNDS: [&[(usize, usize, usize)]; 3] =
+    [&[(2, 1, 1)], &[(3, 2, 1), (4, 2, 2)], &[(5, 1, 4), (6, 2, 4), (7, 3, 4), (8, 4, 4)]];
+
 /// The documentation of a key setup kernel that fills the table with powers in the Montgomery domain (the
 /// x86_64, aarch64 and riscv64 scalar kernels share it).
 pub(crate) fn document_init<I: asmgen::Isa>(b: &mut asmgen::Builder<I>, f: Flavour) {
