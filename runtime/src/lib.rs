@@ -100,21 +100,6 @@ pub(crate) unsafe fn wipe_object<T>(obj: &mut T) {
     std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::SeqCst);
 }
 
-/// [`wipe_object`] of `obj` but for one field (a shared hash key: a counted pointer and its key, which wipes
-/// itself), which is read out before and written back after, bytes and all.
-///
-/// # Safety
-///
-/// As [`wipe_object`]; `field` returns a field of `obj`.
-pub(crate) unsafe fn wipe_object_but<T, F>(obj: &mut T, field: impl FnOnce(&mut T) -> &mut F) {
-    let f: *mut F = field(obj);
-    // SAFETY: `f` points into `obj`; the value is read out once and written back once, nothing dropped between.
-    let keep = unsafe { std::ptr::read(f) };
-    // SAFETY: the caller's contract.
-    unsafe { wipe_object(obj) };
-    // SAFETY: as above; the zeroed bytes there are overwritten without being dropped.
-    unsafe { std::ptr::write(f, keep) };
-}
 
 /// Names of the GHASH/POLYVAL backends this CPU can run, best last.
 pub fn backends() -> Vec<&'static str> {

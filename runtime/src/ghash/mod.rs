@@ -57,12 +57,20 @@ impl Core {
     }
 }
 
+// The fields leave no padding, so wiping each of them wipes every byte of the object.
+const _: () = assert!(
+    std::mem::size_of::<Core>()
+        == std::mem::size_of::<HashKey>() + std::mem::size_of::<Option<Fixed>>() + std::mem::size_of::<[u8; 16]>()
+);
+
 impl Drop for Core {
-    /// Wipes every byte of the object but the key (the running state; the payload of a `None` fixed kernel,
-    /// which carries what its stack slot held); the key wipes itself.
+    /// Wipes every byte of the object: the running state, the fixed kernel (the payload of a `None` carries
+    /// what its stack slot held), and the key, which wipes itself.
     fn drop(&mut self) {
-        // SAFETY: called from `drop`; all-zero bytes are a valid state and `fixed` (`None`); `key` is a field.
-        unsafe { crate::wipe_object_but(self, |c| &mut c.key) };
+        // SAFETY: called from `drop`; all-zero bytes are `None`.
+        unsafe { crate::wipe_object(&mut self.fixed) };
+        // SAFETY: a field of `self`, written once.
+        unsafe { std::ptr::write_volatile(&mut self.state, [0; 16]) };
     }
 }
 

@@ -46,14 +46,25 @@ pub enum GcmPath {
     Composed,
 }
 
+// The fields leave no padding, so wiping each of them wipes every byte of the object.
+const _: () = assert!(
+    std::mem::size_of::<Sm4Gcm>()
+        == std::mem::size_of::<Keys>()
+            + std::mem::size_of::<HashKey>()
+            + std::mem::size_of::<Option<(dispatch::GcmFn, dispatch::GcmFn)>>()
+);
+
 impl Drop for Sm4Gcm {
-    /// Every byte of the object zeroised (as [`wipe_on_drop!`] does) but the GHASH key (a shared pointer and
-    /// the key it wipes itself), the kernel table written back for the drop glue.
+    /// Every byte of the object zeroised (as [`wipe_on_drop!`] does) field by field: the round keys with their
+    /// padding (the kernel table written back for the drop glue), the fused kernels (the payload of a `None`
+    /// carries what its stack slot held); the GHASH key wipes itself.
     fn drop(&mut self) {
         let k = self.keys.k;
-        // SAFETY: called from `drop`; `hkey` is a field; the kernel table is written back below.
-        unsafe { crate::wipe_object_but(self, |s| &mut s.hkey) };
+        // SAFETY: called from `drop`; all-zero bytes are valid round keys and `None`; `k` is written back.
+        unsafe { crate::wipe_object(&mut self.keys) };
         self.keys.k = k;
+        // SAFETY: as above.
+        unsafe { crate::wipe_object(&mut self.fused) };
     }
 }
 
