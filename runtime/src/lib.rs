@@ -100,7 +100,6 @@ pub(crate) unsafe fn wipe_object<T>(obj: &mut T) {
     std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::SeqCst);
 }
 
-
 /// Names of the GHASH/POLYVAL backends this CPU can run, best last.
 pub fn backends() -> Vec<&'static str> {
     hash_backends().into_iter().filter(|(_, ok)| *ok).map(|(n, _)| n).collect()

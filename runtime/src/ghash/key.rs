@@ -17,8 +17,8 @@
 
 use super::dispatch::{HashKernels, InitFn, UpdateFn};
 use super::portable;
-use std::alloc::{alloc, alloc_zeroed, handle_alloc_error, Layout};
-use std::cell::UnsafeCell;
+use std::alloc::{alloc, alloc_zeroed, dealloc, handle_alloc_error, Layout};
+use std::cell::{Cell, UnsafeCell};
 use std::sync::atomic::{AtomicPtr, AtomicU8, AtomicUsize, Ordering};
 use zeroize::Zeroize;
 
@@ -40,32 +40,67 @@ pub(crate) const BASE_UPDATE_BLOCKS: usize = 15;
 /// setup costs more than the wide loops save (a 1 KiB call).
 pub(crate) const WHOLE_TABLE_BLOCKS: usize = 64;
 
-/// A key table, as 16-byte words so that zeroising it takes 128 stores, not 2048. Dropped, it wipes itself.
+/// A key table (16-byte words, 16-byte aligned) on the heap behind a raw pointer: made by [`KeyTable::filled`]
+/// or [`KeyTable::copied`], wiped and given back by [`KeyTable::free`].
 #[repr(C, align(16))]
 pub(crate) struct KeyTable([u128; TABLE_BYTES / 16]);
 
 impl KeyTable {
-    /// A table on the heap, zeroed (the zmm set's init leaves part of it unwritten) and filled by `init`;
-    /// allocated in place, not built on the stack and moved.
+    /// A table on the heap filled by `init`: this thread's spare table if it has one (wiped when it was
+    /// given back), else a new zeroed one (the zmm set's init leaves part of it unwritten); allocated in place,
+    /// not built on the stack and moved.
     fn filled(init: InitFn, h: &[u8; 16]) -> *mut KeyTable {
-        let layout = Layout::new::<KeyTable>();
-        // SAFETY: a layout of non-zero size.
-        let p = unsafe { alloc_zeroed(layout) }.cast::<KeyTable>();
-        if p.is_null() {
-            handle_alloc_error(layout);
-        }
+        let spare = SPARE.try_with(|s| s.0.replace(std::ptr::null_mut())).unwrap_or(std::ptr::null_mut());
+        let p = if spare.is_null() {
+            let layout = Layout::new::<KeyTable>();
+            // SAFETY: a layout of non-zero size.
+            let p = unsafe { alloc_zeroed(layout) }.cast::<KeyTable>();
+            if p.is_null() {
+                handle_alloc_error(layout);
+            }
+            p
+        } else {
+            spare
+        };
         // SAFETY: the table has the 2048 bytes and `h` the 16 bytes the kernels' contract asks for.
         unsafe { init(p.cast(), h.as_ptr()) };
         p
     }
 
-    /// Wipes and frees a table from [`KeyTable::filled`] or [`KeyTable::copied`].
+    /// Wipes a table from [`KeyTable::filled`] or [`KeyTable::copied`] and keeps it as this thread's spare, or
+    /// frees it where the thread has one already.
     ///
     /// # Safety
-    /// `p` is such a table, freed once, and nobody reads it any more.
+    /// `p` is such a table, given back once, and nobody reads it any more.
     unsafe fn free(p: *mut KeyTable) {
-        // SAFETY: allocated by the global allocator with `KeyTable`'s layout, as a `Box` is.
-        drop(unsafe { Box::from_raw(p) });
+        // SAFETY: a whole table, ours alone.
+        unsafe { KeyTable::wipe(p) };
+        let kept = SPARE
+            .try_with(|s| {
+                let empty = s.0.get().is_null();
+                if empty {
+                    s.0.set(p);
+                }
+                empty
+            })
+            .unwrap_or(false);
+        if !kept {
+            // SAFETY: allocated by the global allocator with `KeyTable`'s layout.
+            unsafe { dealloc(p.cast(), Layout::new::<KeyTable>()) };
+        }
+    }
+
+    /// Zeroes the table at `p` with one `memset` (the widest stores the CPU has), kept by `black_box`: the
+    /// table is freed or kept unread, so a plain store would be dead to the optimiser. (2 KiB in 16-byte
+    /// volatile stores cost a fresh 8 KiB message 5%.)
+    ///
+    /// # Safety
+    /// `p` is a whole table, not read or written by anyone else.
+    unsafe fn wipe(p: *mut KeyTable) {
+        // SAFETY: the caller's contract; all-zero words are a valid table.
+        unsafe { std::ptr::write_bytes(p, 0, 1) };
+        std::hint::black_box(p);
+        std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::SeqCst);
     }
 
     /// A copy of the table at `p` on the heap.
@@ -82,17 +117,22 @@ impl KeyTable {
     }
 }
 
-impl Drop for KeyTable {
+/// A thread's spare key table: the last whole table given back, wiped, for the next fresh key to fill (a new
+/// key per message then allocates nothing). Freed when the thread ends.
+struct Spare(Cell<*mut KeyTable>);
+
+impl Drop for Spare {
     fn drop(&mut self) {
-        // One `memset` (the widest stores the CPU has), kept by `black_box`: the table is freed right after, so
-        // a plain store would be dead to the optimiser. 2 KiB in 16-byte volatile stores cost a fresh 8 KiB
-        // message 5%.
-        let p: *mut KeyTable = self;
-        // SAFETY: `self` is a whole table; all-zero words are a valid one.
-        unsafe { std::ptr::write_bytes(p, 0, 1) };
-        std::hint::black_box(p);
-        std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::SeqCst);
+        let p = self.0.get();
+        if !p.is_null() {
+            // SAFETY: a wiped table with `KeyTable`'s layout, owned by this slot alone.
+            unsafe { dealloc(p.cast(), Layout::new::<KeyTable>()) };
+        }
     }
+}
+
+thread_local! {
+    static SPARE: Spare = const { Spare(Cell::new(std::ptr::null_mut())) };
 }
 
 /// The common part of a table: H^1..H^8 and their half-sums.
@@ -130,6 +170,7 @@ unsafe impl Sync for Levels {}
 unsafe impl Send for Levels {}
 
 impl Levels {
+    #[inline]
     fn new() -> Levels {
         Levels {
             base: UnsafeCell::new(BaseTable([0; BASE_BYTES / 16])),
@@ -264,6 +305,7 @@ impl Drop for HashKey {
 
 impl HashKey {
     /// `h` on `kernels`; computes and allocates nothing.
+    #[inline]
     pub(crate) fn new(kernels: &'static HashKernels, h: &[u8; 16]) -> HashKey {
         HashKey { kernels, h: *h, shared: AtomicPtr::new(std::ptr::null_mut()), own: Levels::new() }
     }
@@ -374,5 +416,30 @@ impl HashKey {
     /// [`Self::absorb_with`] the backend's general update.
     pub(crate) fn absorb(&self, state: &mut [u8; 16], data: &[u8]) {
         self.absorb_with(self.kernels.update, false, state, data)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A whole table given back is wiped before it waits as the thread's spare (the zeroize test sees only
+    /// freed blocks, and a spare is not freed).
+    #[test]
+    fn the_spare_table_is_wiped() {
+        let kernels = crate::ghash::dispatch::polyval();
+        let key = HashKey::new(kernels, &[0x5a; 16]);
+        let mut state = [0u8; 16];
+        key.absorb(&mut state, &[7; 16 * WHOLE_TABLE_BLOCKS]);
+        drop(key);
+        let spare = SPARE.with(|s| s.0.get());
+        if kernels.init_base.is_none() {
+            assert!(spare.is_null(), "{}: no whole table, no spare", kernels.name);
+            return;
+        }
+        assert!(!spare.is_null(), "{}: the whole table was kept", kernels.name);
+        // SAFETY: the spare is a whole table nobody else uses (this thread's).
+        let words = unsafe { &(*spare).0 };
+        assert!(words.iter().all(|&w| w == 0), "{}: the spare table holds key material", kernels.name);
     }
 }

@@ -32,6 +32,7 @@ struct Core {
 }
 
 impl Core {
+    #[inline]
     fn new(kernels: &'static HashKernels, h: &[u8; 16]) -> Core {
         Core { key: HashKey::new(kernels, h), fixed: None, state: [0; 16] }
     }
@@ -91,6 +92,7 @@ macro_rules! universal_hash {
 
         impl $name {
             /// Keys the function with `h`, using the best backend for this CPU (or `ASMGEN_BACKEND`).
+            #[inline]
             pub fn new(h: &[u8; 16]) -> Self {
                 $name(Core::new($kernels(), h))
             }
@@ -125,17 +127,20 @@ macro_rules! universal_hash {
 
             /// Absorbs `data`; a trailing partial block is zero-padded (as RustCrypto's `update_padded`), so
             /// only the last call of a message may pass a length that is not a multiple of 16.
+            #[inline]
             pub fn update_padded(&mut self, data: &[u8]) {
                 self.0.update_padded(data);
             }
 
             /// The 16-byte result.
+            #[inline]
             pub fn finalize(self) -> [u8; 16] {
                 self.0.state
             }
 
             /// The 16-byte result, the state then reset for the next message under the same key (no copy of
             /// the key table, unlike a clone per message).
+            #[inline]
             pub fn finalize_reset(&mut self) -> [u8; 16] {
                 std::mem::take(&mut self.0.state)
             }
