@@ -190,7 +190,17 @@ impl<'a, T> IntoIterator for &'a Operands<T> {
     }
 }
 
-/// A C type of a parameter, enough to print a prototype and a Rust `extern` declaration.
+/// A C type of a parameter or of a return value, enough to print a prototype and a Rust `extern` declaration.
+///
+/// Every type is passed as one integer/pointer argument: in the ABI's next argument register, or in the next
+/// stack slot ([`crate::abi::ArgLoc`]). A 32-bit value ([`CType::U32`], [`CType::I32`], [`CType::Int`]) arrives
+/// in the low 32 bits of a 64-bit register (or of its stack slot): System V AMD64, Microsoft x64 and AAPCS64
+/// (Apple's too) leave the upper 32 bits unspecified, so a kernel may assume nothing about them and extends
+/// the value itself before it uses all 64 bits: `Builder::zero_extend32` on every ISA (two shifts; a signed
+/// value has no helper yet). riscv64's LP64 passes a 32-bit value sign-extended to 64 bits (an unsigned one
+/// too), in a register or on the stack, and a kernel may rely on that there. Pointers and 64-bit values
+/// fill their register. A 32-bit return value is read by the caller from the low 32 bits of the return
+/// register only (riscv64: the kernel must return it sign-extended, as LP64 says).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CType {
     /// `const uint8_t *`
@@ -201,25 +211,60 @@ pub enum CType {
     Size,
     /// `uint64_t`
     U64,
+    /// `uint32_t` (a 32-bit value: see the type's documentation for its upper half)
+    U32,
+    /// `int32_t` (a 32-bit value)
+    I32,
+    /// `int` (32 bits on every supported target; a 32-bit value)
+    Int,
+    /// `const uint32_t *` (e.g. OpenSSL's `const unsigned int key[8]`)
+    ConstU32Ptr,
+    /// `uint32_t *`
+    U32Ptr,
+    /// `const uint64_t *`
+    ConstU64Ptr,
+    /// `uint64_t *`
+    U64Ptr,
 }
 
 impl CType {
-    /// The C spelling.
+    /// The C spelling, ending in a space or `*` so that a name can follow.
     pub fn c(self) -> &'static str {
         match self {
             CType::ConstBytePtr => "const uint8_t *",
             CType::BytePtr => "uint8_t *",
             CType::Size => "size_t ",
             CType::U64 => "uint64_t ",
+            CType::U32 => "uint32_t ",
+            CType::I32 => "int32_t ",
+            CType::Int => "int ",
+            CType::ConstU32Ptr => "const uint32_t *",
+            CType::U32Ptr => "uint32_t *",
+            CType::ConstU64Ptr => "const uint64_t *",
+            CType::U64Ptr => "uint64_t *",
         }
     }
-    /// The Rust FFI spelling.
+    /// The Rust FFI spelling (C's `int` is `i32` on every supported target).
     pub fn rust(self) -> &'static str {
         match self {
             CType::ConstBytePtr => "*const u8",
             CType::BytePtr => "*mut u8",
             CType::Size => "usize",
             CType::U64 => "u64",
+            CType::U32 => "u32",
+            CType::I32 | CType::Int => "i32",
+            CType::ConstU32Ptr => "*const u32",
+            CType::U32Ptr => "*mut u32",
+            CType::ConstU64Ptr => "*const u64",
+            CType::U64Ptr => "*mut u64",
+        }
+    }
+    /// Its size in bytes: 4 for the 32-bit values, 8 for pointers and 64-bit values. Apple's AAPCS64 packs
+    /// stack arguments to this size; the other ABIs give each one an 8-byte slot.
+    pub fn bytes(self) -> u8 {
+        match self {
+            CType::U32 | CType::I32 | CType::Int => 4,
+            _ => 8,
         }
     }
 }
@@ -233,11 +278,32 @@ pub struct Param {
     pub ty: CType,
 }
 
-/// A function's C signature (all functions return `void`).
-#[derive(Clone, Debug)]
+/// A function's C signature.
+#[derive(Clone, Debug, Default)]
 pub struct Signature {
-    /// Parameters in order; each is where the ABI passes that argument ([`crate::abi::Conventions::arg`]).
+    /// Parameters in order; each is where the ABI passes that argument ([`crate::abi::Conventions::arg_of`]).
     pub params: Vec<Param>,
+    /// The return type, `None` for `void`; the value is in the ABI's return register
+    /// ([`crate::abi::Conventions::ret_reg`]: rax, x0, a0), which the body writes before it returns.
+    pub ret: Option<CType>,
+}
+
+impl Signature {
+    /// The parameters' types, in order.
+    pub fn types(&self) -> Vec<CType> {
+        self.params.iter().map(|p| p.ty).collect()
+    }
+}
+
+/// A parameter passed on the stack that the prologue loads into a register ([`crate::Builder::param_in`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StackParam<R> {
+    /// The register the body reads it in.
+    pub reg: R,
+    /// Its offset from the stack pointer on entry ([`crate::abi::ArgLoc::Stack`]).
+    pub offset: i32,
+    /// Its size on the stack: 8, or 4 for a 32-bit value packed by Apple's AAPCS64.
+    pub bytes: u8,
 }
 
 /// Registers the function body uses that the ABI says the callee must preserve, and its stack needs.
@@ -250,6 +316,9 @@ pub struct Frame<I: InstructionSet> {
     pub params: usize,
     /// The local storage the body asked for ([`crate::Builder::frame`]); none by default.
     pub locals: Locals,
+    /// The parameters passed on the stack that the prologue loads into registers, after its saves (empty for
+    /// most functions).
+    pub stack_params: Vec<StackParam<I::Gpr>>,
 }
 
 /// A function's local storage on the stack: the prologue allocates it below the saved registers and the
@@ -319,11 +388,12 @@ pub struct Function<I: InstructionSet> {
 }
 
 impl<I: InstructionSet> Function<I> {
-    /// The C prototype, e.g. `void f(uint8_t *state, size_t n);` (the C name: a format's symbol prefix, such as
-    /// Mach-O's `_`, is not part of it).
+    /// The C prototype, e.g. `void f(uint8_t *state, size_t n);` or `int g(const uint32_t *key, uint32_t n);`
+    /// (the C name: a format's symbol prefix, such as Mach-O's `_`, is not part of it).
     pub fn c_prototype(&self) -> String {
         let params: Vec<String> = self.signature.params.iter().map(|p| format!("{}{}", p.ty.c(), p.name)).collect();
-        format!("void {}({});", self.name, params.join(", "))
+        let ret = self.signature.ret.map_or("void ", CType::c);
+        format!("{ret}{}({});", self.name, params.join(", "))
     }
 
     /// Instructions in the body.

@@ -23,9 +23,11 @@
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.
+ * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^64, the zmm set H^9..H^32), from h.
  * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
  * Montgomery domain: H^i = H^(i-1) * H * x^-128).
+ * H^2; then H^3, H^4; then H^5..H^8 = H^1..H^4 * H^4: three dependent products, the products of a round
+ * interleaved (squares: two carry-less products, no middle one).
  *
  * void asmgen_ghash_init_pmull(uint8_t *table, const uint8_t *h);
  * Requires: pmull
@@ -58,176 +60,133 @@ asmgen_ghash_init_pmull:
 	dup         v26.2d, v26.d[1]
 	and         v26.16b, v26.16b, v28.16b
 	eor         v0.16b, v25.16b, v26.16b
-	/* The half-sum of H, for the middle products of every power. */
+	/* H^1 and its half-sum. */
 	ext         v1.16b, v0.16b, v0.16b, #8
 	eor         v1.16b, v1.16b, v0.16b
-	mov         v2.16b, v0.16b
-	/* H^1 */
-	str         q2, [x0, #0]
-	ext         v25.16b, v2.16b, v2.16b, #8
-	eor         v25.16b, v25.16b, v2.16b
-	str         q25, [x0, #128]
-	pmull       v20.1q, v2.1d, v0.1d
-	pmull2      v21.1q, v2.2d, v0.2d
-	pmull       v22.1q, v25.1d, v1.1d
-	/* Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO. */
-	eor         v22.16b, v22.16b, v20.16b
-	eor         v22.16b, v22.16b, v21.16b
-	ext         v25.16b, v27.16b, v22.16b, #8
-	ext         v22.16b, v22.16b, v27.16b, #8
-	eor         v20.16b, v20.16b, v25.16b
-	eor         v21.16b, v21.16b, v22.16b
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	pmull       v25.1q, v20.1d, v24.1d
-	ext         v20.16b, v20.16b, v20.16b, #8
-	eor         v20.16b, v20.16b, v25.16b
-	pmull       v25.1q, v20.1d, v24.1d
-	ext         v20.16b, v20.16b, v20.16b, #8
-	eor         v20.16b, v20.16b, v25.16b
-	eor         v2.16b, v20.16b, v21.16b
-	/* H^2 */
+	str         q0, [x0, #0]
+	str         q1, [x0, #128]
+	/* H^2 = H^1 * H^1, interleaved; each stored with its half-sum. */
+	pmull       v2.1q, v0.1d, v0.1d
+	pmull2      v3.1q, v0.2d, v0.2d
+	pmull       v4.1q, v2.1d, v24.1d
+	ext         v2.16b, v2.16b, v2.16b, #8
+	eor         v2.16b, v2.16b, v4.16b
+	pmull       v4.1q, v2.1d, v24.1d
+	ext         v2.16b, v2.16b, v2.16b, #8
+	eor         v2.16b, v2.16b, v4.16b
+	eor         v2.16b, v2.16b, v3.16b
+	ext         v3.16b, v2.16b, v2.16b, #8
+	eor         v3.16b, v3.16b, v2.16b
 	str         q2, [x0, #16]
-	ext         v25.16b, v2.16b, v2.16b, #8
-	eor         v25.16b, v25.16b, v2.16b
-	str         q25, [x0, #144]
-	pmull       v20.1q, v2.1d, v0.1d
-	pmull2      v21.1q, v2.2d, v0.2d
-	pmull       v22.1q, v25.1d, v1.1d
-	/* Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO. */
-	eor         v22.16b, v22.16b, v20.16b
-	eor         v22.16b, v22.16b, v21.16b
-	ext         v25.16b, v27.16b, v22.16b, #8
-	ext         v22.16b, v22.16b, v27.16b, #8
-	eor         v20.16b, v20.16b, v25.16b
-	eor         v21.16b, v21.16b, v22.16b
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	pmull       v25.1q, v20.1d, v24.1d
-	ext         v20.16b, v20.16b, v20.16b, #8
-	eor         v20.16b, v20.16b, v25.16b
-	pmull       v25.1q, v20.1d, v24.1d
-	ext         v20.16b, v20.16b, v20.16b, #8
-	eor         v20.16b, v20.16b, v25.16b
-	eor         v2.16b, v20.16b, v21.16b
-	/* H^3 */
-	str         q2, [x0, #32]
-	ext         v25.16b, v2.16b, v2.16b, #8
-	eor         v25.16b, v25.16b, v2.16b
-	str         q25, [x0, #160]
-	pmull       v20.1q, v2.1d, v0.1d
-	pmull2      v21.1q, v2.2d, v0.2d
-	pmull       v22.1q, v25.1d, v1.1d
-	/* Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO. */
-	eor         v22.16b, v22.16b, v20.16b
-	eor         v22.16b, v22.16b, v21.16b
-	ext         v25.16b, v27.16b, v22.16b, #8
-	ext         v22.16b, v22.16b, v27.16b, #8
-	eor         v20.16b, v20.16b, v25.16b
-	eor         v21.16b, v21.16b, v22.16b
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	pmull       v25.1q, v20.1d, v24.1d
-	ext         v20.16b, v20.16b, v20.16b, #8
-	eor         v20.16b, v20.16b, v25.16b
-	pmull       v25.1q, v20.1d, v24.1d
-	ext         v20.16b, v20.16b, v20.16b, #8
-	eor         v20.16b, v20.16b, v25.16b
-	eor         v2.16b, v20.16b, v21.16b
-	/* H^4 */
-	str         q2, [x0, #48]
-	ext         v25.16b, v2.16b, v2.16b, #8
-	eor         v25.16b, v25.16b, v2.16b
-	str         q25, [x0, #176]
-	pmull       v20.1q, v2.1d, v0.1d
-	pmull2      v21.1q, v2.2d, v0.2d
-	pmull       v22.1q, v25.1d, v1.1d
-	/* Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO. */
-	eor         v22.16b, v22.16b, v20.16b
-	eor         v22.16b, v22.16b, v21.16b
-	ext         v25.16b, v27.16b, v22.16b, #8
-	ext         v22.16b, v22.16b, v27.16b, #8
-	eor         v20.16b, v20.16b, v25.16b
-	eor         v21.16b, v21.16b, v22.16b
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	pmull       v25.1q, v20.1d, v24.1d
-	ext         v20.16b, v20.16b, v20.16b, #8
-	eor         v20.16b, v20.16b, v25.16b
-	pmull       v25.1q, v20.1d, v24.1d
-	ext         v20.16b, v20.16b, v20.16b, #8
-	eor         v20.16b, v20.16b, v25.16b
-	eor         v2.16b, v20.16b, v21.16b
-	/* H^5 */
-	str         q2, [x0, #64]
-	ext         v25.16b, v2.16b, v2.16b, #8
-	eor         v25.16b, v25.16b, v2.16b
-	str         q25, [x0, #192]
-	pmull       v20.1q, v2.1d, v0.1d
-	pmull2      v21.1q, v2.2d, v0.2d
-	pmull       v22.1q, v25.1d, v1.1d
-	/* Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO. */
-	eor         v22.16b, v22.16b, v20.16b
-	eor         v22.16b, v22.16b, v21.16b
-	ext         v25.16b, v27.16b, v22.16b, #8
-	ext         v22.16b, v22.16b, v27.16b, #8
-	eor         v20.16b, v20.16b, v25.16b
-	eor         v21.16b, v21.16b, v22.16b
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	pmull       v25.1q, v20.1d, v24.1d
-	ext         v20.16b, v20.16b, v20.16b, #8
-	eor         v20.16b, v20.16b, v25.16b
-	pmull       v25.1q, v20.1d, v24.1d
-	ext         v20.16b, v20.16b, v20.16b, #8
-	eor         v20.16b, v20.16b, v25.16b
-	eor         v2.16b, v20.16b, v21.16b
-	/* H^6 */
+	str         q3, [x0, #144]
+	/* H^3 = H^2 * H^1, H^4 = H^2 * H^2, interleaved; each stored with its half-sum. */
+	pmull2      v4.1q, v2.2d, v0.2d
+	pmull       v16.1q, v2.1d, v2.1d
+	pmull       v6.1q, v2.1d, v0.1d
+	pmull2      v17.1q, v2.2d, v2.2d
+	pmull       v7.1q, v3.1d, v1.1d
+	pmull       v18.1q, v16.1d, v24.1d
+	eor         v7.16b, v7.16b, v6.16b
+	ext         v16.16b, v16.16b, v16.16b, #8
+	eor         v7.16b, v7.16b, v4.16b
+	eor         v16.16b, v16.16b, v18.16b
+	ext         v5.16b, v27.16b, v7.16b, #8
+	pmull       v18.1q, v16.1d, v24.1d
+	ext         v7.16b, v7.16b, v27.16b, #8
+	ext         v16.16b, v16.16b, v16.16b, #8
+	eor         v6.16b, v6.16b, v5.16b
+	eor         v16.16b, v16.16b, v18.16b
+	eor         v4.16b, v4.16b, v7.16b
+	eor         v16.16b, v16.16b, v17.16b
+	pmull       v5.1q, v6.1d, v24.1d
+	ext         v17.16b, v16.16b, v16.16b, #8
+	ext         v6.16b, v6.16b, v6.16b, #8
+	eor         v17.16b, v17.16b, v16.16b
+	eor         v6.16b, v6.16b, v5.16b
+	str         q16, [x0, #48]
+	pmull       v5.1q, v6.1d, v24.1d
+	str         q17, [x0, #176]
+	ext         v6.16b, v6.16b, v6.16b, #8
+	eor         v6.16b, v6.16b, v5.16b
+	eor         v6.16b, v6.16b, v4.16b
+	ext         v4.16b, v6.16b, v6.16b, #8
+	eor         v4.16b, v4.16b, v6.16b
+	str         q6, [x0, #32]
+	str         q4, [x0, #160]
+	/* H^5 = H^1 * H^4, H^6 = H^2 * H^4, H^7 = H^3 * H^4, H^8 = H^4 * H^4, interleaved; each stored with its half-sum. */
+	pmull2      v18.1q, v0.2d, v16.2d
+	pmull2      v7.1q, v2.2d, v16.2d
+	pmull2      v20.1q, v6.2d, v16.2d
+	pmull       v22.1q, v16.1d, v16.1d
+	pmull       v0.1q, v0.1d, v16.1d
+	pmull       v2.1q, v2.1d, v16.1d
+	pmull       v6.1q, v6.1d, v16.1d
+	pmull2      v23.1q, v16.2d, v16.2d
+	pmull       v1.1q, v1.1d, v17.1d
+	pmull       v3.1q, v3.1d, v17.1d
+	pmull       v4.1q, v4.1d, v17.1d
+	pmull       v25.1q, v22.1d, v24.1d
+	eor         v1.16b, v1.16b, v0.16b
+	eor         v3.16b, v3.16b, v2.16b
+	eor         v4.16b, v4.16b, v6.16b
+	ext         v22.16b, v22.16b, v22.16b, #8
+	eor         v1.16b, v1.16b, v18.16b
+	eor         v3.16b, v3.16b, v7.16b
+	eor         v4.16b, v4.16b, v20.16b
+	eor         v22.16b, v22.16b, v25.16b
+	ext         v5.16b, v27.16b, v1.16b, #8
+	ext         v19.16b, v27.16b, v3.16b, #8
+	ext         v21.16b, v27.16b, v4.16b, #8
+	pmull       v25.1q, v22.1d, v24.1d
+	ext         v1.16b, v1.16b, v27.16b, #8
+	ext         v3.16b, v3.16b, v27.16b, #8
+	ext         v4.16b, v4.16b, v27.16b, #8
+	ext         v22.16b, v22.16b, v22.16b, #8
+	eor         v0.16b, v0.16b, v5.16b
+	eor         v2.16b, v2.16b, v19.16b
+	eor         v6.16b, v6.16b, v21.16b
+	eor         v22.16b, v22.16b, v25.16b
+	eor         v18.16b, v18.16b, v1.16b
+	eor         v7.16b, v7.16b, v3.16b
+	eor         v20.16b, v20.16b, v4.16b
+	eor         v22.16b, v22.16b, v23.16b
+	pmull       v5.1q, v0.1d, v24.1d
+	pmull       v19.1q, v2.1d, v24.1d
+	pmull       v21.1q, v6.1d, v24.1d
+	ext         v23.16b, v22.16b, v22.16b, #8
+	ext         v0.16b, v0.16b, v0.16b, #8
+	ext         v2.16b, v2.16b, v2.16b, #8
+	ext         v6.16b, v6.16b, v6.16b, #8
+	eor         v23.16b, v23.16b, v22.16b
+	eor         v0.16b, v0.16b, v5.16b
+	eor         v2.16b, v2.16b, v19.16b
+	eor         v6.16b, v6.16b, v21.16b
+	str         q22, [x0, #112]
+	pmull       v5.1q, v0.1d, v24.1d
+	pmull       v19.1q, v2.1d, v24.1d
+	pmull       v21.1q, v6.1d, v24.1d
+	str         q23, [x0, #240]
+	ext         v0.16b, v0.16b, v0.16b, #8
+	ext         v2.16b, v2.16b, v2.16b, #8
+	ext         v6.16b, v6.16b, v6.16b, #8
+	eor         v0.16b, v0.16b, v5.16b
+	eor         v2.16b, v2.16b, v19.16b
+	eor         v6.16b, v6.16b, v21.16b
+	eor         v0.16b, v0.16b, v18.16b
+	eor         v2.16b, v2.16b, v7.16b
+	eor         v6.16b, v6.16b, v20.16b
+	ext         v18.16b, v0.16b, v0.16b, #8
+	ext         v7.16b, v2.16b, v2.16b, #8
+	ext         v20.16b, v6.16b, v6.16b, #8
+	eor         v18.16b, v18.16b, v0.16b
+	eor         v7.16b, v7.16b, v2.16b
+	eor         v20.16b, v20.16b, v6.16b
+	str         q0, [x0, #64]
 	str         q2, [x0, #80]
-	ext         v25.16b, v2.16b, v2.16b, #8
-	eor         v25.16b, v25.16b, v2.16b
-	str         q25, [x0, #208]
-	pmull       v20.1q, v2.1d, v0.1d
-	pmull2      v21.1q, v2.2d, v0.2d
-	pmull       v22.1q, v25.1d, v1.1d
-	/* Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO. */
-	eor         v22.16b, v22.16b, v20.16b
-	eor         v22.16b, v22.16b, v21.16b
-	ext         v25.16b, v27.16b, v22.16b, #8
-	ext         v22.16b, v22.16b, v27.16b, #8
-	eor         v20.16b, v20.16b, v25.16b
-	eor         v21.16b, v21.16b, v22.16b
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	pmull       v25.1q, v20.1d, v24.1d
-	ext         v20.16b, v20.16b, v20.16b, #8
-	eor         v20.16b, v20.16b, v25.16b
-	pmull       v25.1q, v20.1d, v24.1d
-	ext         v20.16b, v20.16b, v20.16b, #8
-	eor         v20.16b, v20.16b, v25.16b
-	eor         v2.16b, v20.16b, v21.16b
-	/* H^7 */
-	str         q2, [x0, #96]
-	ext         v25.16b, v2.16b, v2.16b, #8
-	eor         v25.16b, v25.16b, v2.16b
-	str         q25, [x0, #224]
-	pmull       v20.1q, v2.1d, v0.1d
-	pmull2      v21.1q, v2.2d, v0.2d
-	pmull       v22.1q, v25.1d, v1.1d
-	/* Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO. */
-	eor         v22.16b, v22.16b, v20.16b
-	eor         v22.16b, v22.16b, v21.16b
-	ext         v25.16b, v27.16b, v22.16b, #8
-	ext         v22.16b, v22.16b, v27.16b, #8
-	eor         v20.16b, v20.16b, v25.16b
-	eor         v21.16b, v21.16b, v22.16b
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	pmull       v25.1q, v20.1d, v24.1d
-	ext         v20.16b, v20.16b, v20.16b, #8
-	eor         v20.16b, v20.16b, v25.16b
-	pmull       v25.1q, v20.1d, v24.1d
-	ext         v20.16b, v20.16b, v20.16b, #8
-	eor         v20.16b, v20.16b, v25.16b
-	eor         v2.16b, v20.16b, v21.16b
-	/* H^8 */
-	str         q2, [x0, #112]
-	ext         v25.16b, v2.16b, v2.16b, #8
-	eor         v25.16b, v25.16b, v2.16b
-	str         q25, [x0, #240]
+	str         q6, [x0, #96]
+	str         q18, [x0, #192]
+	str         q7, [x0, #208]
+	str         q20, [x0, #224]
 	ret
 	.cfi_endproc
 	.size asmgen_ghash_init_pmull, .-asmgen_ghash_init_pmull
@@ -465,9 +424,11 @@ asmgen_ghash_update_pmull:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.
+ * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^64, the zmm set H^9..H^32), from h.
  * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
  * Montgomery domain: H^i = H^(i-1) * H * x^-128).
+ * H^2; then H^3, H^4; then H^5..H^8 = H^1..H^4 * H^4: three dependent products, the products of a round
+ * interleaved (squares: two carry-less products, no middle one).
  *
  * void asmgen_polyval_init_pmull(uint8_t *table, const uint8_t *h);
  * Requires: pmull
@@ -488,176 +449,133 @@ asmgen_polyval_init_pmull:
 	dup         v24.2d, v28.d[1]
 	movi        v27.2d, #0
 	ldr         q0, [x1, #0]
-	/* The half-sum of H, for the middle products of every power. */
+	/* H^1 and its half-sum. */
 	ext         v1.16b, v0.16b, v0.16b, #8
 	eor         v1.16b, v1.16b, v0.16b
-	mov         v2.16b, v0.16b
-	/* H^1 */
-	str         q2, [x0, #0]
-	ext         v25.16b, v2.16b, v2.16b, #8
-	eor         v25.16b, v25.16b, v2.16b
-	str         q25, [x0, #128]
-	pmull       v20.1q, v2.1d, v0.1d
-	pmull2      v21.1q, v2.2d, v0.2d
-	pmull       v22.1q, v25.1d, v1.1d
-	/* Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO. */
-	eor         v22.16b, v22.16b, v20.16b
-	eor         v22.16b, v22.16b, v21.16b
-	ext         v25.16b, v27.16b, v22.16b, #8
-	ext         v22.16b, v22.16b, v27.16b, #8
-	eor         v20.16b, v20.16b, v25.16b
-	eor         v21.16b, v21.16b, v22.16b
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	pmull       v25.1q, v20.1d, v24.1d
-	ext         v20.16b, v20.16b, v20.16b, #8
-	eor         v20.16b, v20.16b, v25.16b
-	pmull       v25.1q, v20.1d, v24.1d
-	ext         v20.16b, v20.16b, v20.16b, #8
-	eor         v20.16b, v20.16b, v25.16b
-	eor         v2.16b, v20.16b, v21.16b
-	/* H^2 */
+	str         q0, [x0, #0]
+	str         q1, [x0, #128]
+	/* H^2 = H^1 * H^1, interleaved; each stored with its half-sum. */
+	pmull       v2.1q, v0.1d, v0.1d
+	pmull2      v3.1q, v0.2d, v0.2d
+	pmull       v4.1q, v2.1d, v24.1d
+	ext         v2.16b, v2.16b, v2.16b, #8
+	eor         v2.16b, v2.16b, v4.16b
+	pmull       v4.1q, v2.1d, v24.1d
+	ext         v2.16b, v2.16b, v2.16b, #8
+	eor         v2.16b, v2.16b, v4.16b
+	eor         v2.16b, v2.16b, v3.16b
+	ext         v3.16b, v2.16b, v2.16b, #8
+	eor         v3.16b, v3.16b, v2.16b
 	str         q2, [x0, #16]
-	ext         v25.16b, v2.16b, v2.16b, #8
-	eor         v25.16b, v25.16b, v2.16b
-	str         q25, [x0, #144]
-	pmull       v20.1q, v2.1d, v0.1d
-	pmull2      v21.1q, v2.2d, v0.2d
-	pmull       v22.1q, v25.1d, v1.1d
-	/* Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO. */
-	eor         v22.16b, v22.16b, v20.16b
-	eor         v22.16b, v22.16b, v21.16b
-	ext         v25.16b, v27.16b, v22.16b, #8
-	ext         v22.16b, v22.16b, v27.16b, #8
-	eor         v20.16b, v20.16b, v25.16b
-	eor         v21.16b, v21.16b, v22.16b
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	pmull       v25.1q, v20.1d, v24.1d
-	ext         v20.16b, v20.16b, v20.16b, #8
-	eor         v20.16b, v20.16b, v25.16b
-	pmull       v25.1q, v20.1d, v24.1d
-	ext         v20.16b, v20.16b, v20.16b, #8
-	eor         v20.16b, v20.16b, v25.16b
-	eor         v2.16b, v20.16b, v21.16b
-	/* H^3 */
-	str         q2, [x0, #32]
-	ext         v25.16b, v2.16b, v2.16b, #8
-	eor         v25.16b, v25.16b, v2.16b
-	str         q25, [x0, #160]
-	pmull       v20.1q, v2.1d, v0.1d
-	pmull2      v21.1q, v2.2d, v0.2d
-	pmull       v22.1q, v25.1d, v1.1d
-	/* Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO. */
-	eor         v22.16b, v22.16b, v20.16b
-	eor         v22.16b, v22.16b, v21.16b
-	ext         v25.16b, v27.16b, v22.16b, #8
-	ext         v22.16b, v22.16b, v27.16b, #8
-	eor         v20.16b, v20.16b, v25.16b
-	eor         v21.16b, v21.16b, v22.16b
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	pmull       v25.1q, v20.1d, v24.1d
-	ext         v20.16b, v20.16b, v20.16b, #8
-	eor         v20.16b, v20.16b, v25.16b
-	pmull       v25.1q, v20.1d, v24.1d
-	ext         v20.16b, v20.16b, v20.16b, #8
-	eor         v20.16b, v20.16b, v25.16b
-	eor         v2.16b, v20.16b, v21.16b
-	/* H^4 */
-	str         q2, [x0, #48]
-	ext         v25.16b, v2.16b, v2.16b, #8
-	eor         v25.16b, v25.16b, v2.16b
-	str         q25, [x0, #176]
-	pmull       v20.1q, v2.1d, v0.1d
-	pmull2      v21.1q, v2.2d, v0.2d
-	pmull       v22.1q, v25.1d, v1.1d
-	/* Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO. */
-	eor         v22.16b, v22.16b, v20.16b
-	eor         v22.16b, v22.16b, v21.16b
-	ext         v25.16b, v27.16b, v22.16b, #8
-	ext         v22.16b, v22.16b, v27.16b, #8
-	eor         v20.16b, v20.16b, v25.16b
-	eor         v21.16b, v21.16b, v22.16b
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	pmull       v25.1q, v20.1d, v24.1d
-	ext         v20.16b, v20.16b, v20.16b, #8
-	eor         v20.16b, v20.16b, v25.16b
-	pmull       v25.1q, v20.1d, v24.1d
-	ext         v20.16b, v20.16b, v20.16b, #8
-	eor         v20.16b, v20.16b, v25.16b
-	eor         v2.16b, v20.16b, v21.16b
-	/* H^5 */
-	str         q2, [x0, #64]
-	ext         v25.16b, v2.16b, v2.16b, #8
-	eor         v25.16b, v25.16b, v2.16b
-	str         q25, [x0, #192]
-	pmull       v20.1q, v2.1d, v0.1d
-	pmull2      v21.1q, v2.2d, v0.2d
-	pmull       v22.1q, v25.1d, v1.1d
-	/* Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO. */
-	eor         v22.16b, v22.16b, v20.16b
-	eor         v22.16b, v22.16b, v21.16b
-	ext         v25.16b, v27.16b, v22.16b, #8
-	ext         v22.16b, v22.16b, v27.16b, #8
-	eor         v20.16b, v20.16b, v25.16b
-	eor         v21.16b, v21.16b, v22.16b
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	pmull       v25.1q, v20.1d, v24.1d
-	ext         v20.16b, v20.16b, v20.16b, #8
-	eor         v20.16b, v20.16b, v25.16b
-	pmull       v25.1q, v20.1d, v24.1d
-	ext         v20.16b, v20.16b, v20.16b, #8
-	eor         v20.16b, v20.16b, v25.16b
-	eor         v2.16b, v20.16b, v21.16b
-	/* H^6 */
+	str         q3, [x0, #144]
+	/* H^3 = H^2 * H^1, H^4 = H^2 * H^2, interleaved; each stored with its half-sum. */
+	pmull2      v4.1q, v2.2d, v0.2d
+	pmull       v16.1q, v2.1d, v2.1d
+	pmull       v6.1q, v2.1d, v0.1d
+	pmull2      v17.1q, v2.2d, v2.2d
+	pmull       v7.1q, v3.1d, v1.1d
+	pmull       v18.1q, v16.1d, v24.1d
+	eor         v7.16b, v7.16b, v6.16b
+	ext         v16.16b, v16.16b, v16.16b, #8
+	eor         v7.16b, v7.16b, v4.16b
+	eor         v16.16b, v16.16b, v18.16b
+	ext         v5.16b, v27.16b, v7.16b, #8
+	pmull       v18.1q, v16.1d, v24.1d
+	ext         v7.16b, v7.16b, v27.16b, #8
+	ext         v16.16b, v16.16b, v16.16b, #8
+	eor         v6.16b, v6.16b, v5.16b
+	eor         v16.16b, v16.16b, v18.16b
+	eor         v4.16b, v4.16b, v7.16b
+	eor         v16.16b, v16.16b, v17.16b
+	pmull       v5.1q, v6.1d, v24.1d
+	ext         v17.16b, v16.16b, v16.16b, #8
+	ext         v6.16b, v6.16b, v6.16b, #8
+	eor         v17.16b, v17.16b, v16.16b
+	eor         v6.16b, v6.16b, v5.16b
+	str         q16, [x0, #48]
+	pmull       v5.1q, v6.1d, v24.1d
+	str         q17, [x0, #176]
+	ext         v6.16b, v6.16b, v6.16b, #8
+	eor         v6.16b, v6.16b, v5.16b
+	eor         v6.16b, v6.16b, v4.16b
+	ext         v4.16b, v6.16b, v6.16b, #8
+	eor         v4.16b, v4.16b, v6.16b
+	str         q6, [x0, #32]
+	str         q4, [x0, #160]
+	/* H^5 = H^1 * H^4, H^6 = H^2 * H^4, H^7 = H^3 * H^4, H^8 = H^4 * H^4, interleaved; each stored with its half-sum. */
+	pmull2      v18.1q, v0.2d, v16.2d
+	pmull2      v7.1q, v2.2d, v16.2d
+	pmull2      v20.1q, v6.2d, v16.2d
+	pmull       v22.1q, v16.1d, v16.1d
+	pmull       v0.1q, v0.1d, v16.1d
+	pmull       v2.1q, v2.1d, v16.1d
+	pmull       v6.1q, v6.1d, v16.1d
+	pmull2      v23.1q, v16.2d, v16.2d
+	pmull       v1.1q, v1.1d, v17.1d
+	pmull       v3.1q, v3.1d, v17.1d
+	pmull       v4.1q, v4.1d, v17.1d
+	pmull       v25.1q, v22.1d, v24.1d
+	eor         v1.16b, v1.16b, v0.16b
+	eor         v3.16b, v3.16b, v2.16b
+	eor         v4.16b, v4.16b, v6.16b
+	ext         v22.16b, v22.16b, v22.16b, #8
+	eor         v1.16b, v1.16b, v18.16b
+	eor         v3.16b, v3.16b, v7.16b
+	eor         v4.16b, v4.16b, v20.16b
+	eor         v22.16b, v22.16b, v25.16b
+	ext         v5.16b, v27.16b, v1.16b, #8
+	ext         v19.16b, v27.16b, v3.16b, #8
+	ext         v21.16b, v27.16b, v4.16b, #8
+	pmull       v25.1q, v22.1d, v24.1d
+	ext         v1.16b, v1.16b, v27.16b, #8
+	ext         v3.16b, v3.16b, v27.16b, #8
+	ext         v4.16b, v4.16b, v27.16b, #8
+	ext         v22.16b, v22.16b, v22.16b, #8
+	eor         v0.16b, v0.16b, v5.16b
+	eor         v2.16b, v2.16b, v19.16b
+	eor         v6.16b, v6.16b, v21.16b
+	eor         v22.16b, v22.16b, v25.16b
+	eor         v18.16b, v18.16b, v1.16b
+	eor         v7.16b, v7.16b, v3.16b
+	eor         v20.16b, v20.16b, v4.16b
+	eor         v22.16b, v22.16b, v23.16b
+	pmull       v5.1q, v0.1d, v24.1d
+	pmull       v19.1q, v2.1d, v24.1d
+	pmull       v21.1q, v6.1d, v24.1d
+	ext         v23.16b, v22.16b, v22.16b, #8
+	ext         v0.16b, v0.16b, v0.16b, #8
+	ext         v2.16b, v2.16b, v2.16b, #8
+	ext         v6.16b, v6.16b, v6.16b, #8
+	eor         v23.16b, v23.16b, v22.16b
+	eor         v0.16b, v0.16b, v5.16b
+	eor         v2.16b, v2.16b, v19.16b
+	eor         v6.16b, v6.16b, v21.16b
+	str         q22, [x0, #112]
+	pmull       v5.1q, v0.1d, v24.1d
+	pmull       v19.1q, v2.1d, v24.1d
+	pmull       v21.1q, v6.1d, v24.1d
+	str         q23, [x0, #240]
+	ext         v0.16b, v0.16b, v0.16b, #8
+	ext         v2.16b, v2.16b, v2.16b, #8
+	ext         v6.16b, v6.16b, v6.16b, #8
+	eor         v0.16b, v0.16b, v5.16b
+	eor         v2.16b, v2.16b, v19.16b
+	eor         v6.16b, v6.16b, v21.16b
+	eor         v0.16b, v0.16b, v18.16b
+	eor         v2.16b, v2.16b, v7.16b
+	eor         v6.16b, v6.16b, v20.16b
+	ext         v18.16b, v0.16b, v0.16b, #8
+	ext         v7.16b, v2.16b, v2.16b, #8
+	ext         v20.16b, v6.16b, v6.16b, #8
+	eor         v18.16b, v18.16b, v0.16b
+	eor         v7.16b, v7.16b, v2.16b
+	eor         v20.16b, v20.16b, v6.16b
+	str         q0, [x0, #64]
 	str         q2, [x0, #80]
-	ext         v25.16b, v2.16b, v2.16b, #8
-	eor         v25.16b, v25.16b, v2.16b
-	str         q25, [x0, #208]
-	pmull       v20.1q, v2.1d, v0.1d
-	pmull2      v21.1q, v2.2d, v0.2d
-	pmull       v22.1q, v25.1d, v1.1d
-	/* Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO. */
-	eor         v22.16b, v22.16b, v20.16b
-	eor         v22.16b, v22.16b, v21.16b
-	ext         v25.16b, v27.16b, v22.16b, #8
-	ext         v22.16b, v22.16b, v27.16b, #8
-	eor         v20.16b, v20.16b, v25.16b
-	eor         v21.16b, v21.16b, v22.16b
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	pmull       v25.1q, v20.1d, v24.1d
-	ext         v20.16b, v20.16b, v20.16b, #8
-	eor         v20.16b, v20.16b, v25.16b
-	pmull       v25.1q, v20.1d, v24.1d
-	ext         v20.16b, v20.16b, v20.16b, #8
-	eor         v20.16b, v20.16b, v25.16b
-	eor         v2.16b, v20.16b, v21.16b
-	/* H^7 */
-	str         q2, [x0, #96]
-	ext         v25.16b, v2.16b, v2.16b, #8
-	eor         v25.16b, v25.16b, v2.16b
-	str         q25, [x0, #224]
-	pmull       v20.1q, v2.1d, v0.1d
-	pmull2      v21.1q, v2.2d, v0.2d
-	pmull       v22.1q, v25.1d, v1.1d
-	/* Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO. */
-	eor         v22.16b, v22.16b, v20.16b
-	eor         v22.16b, v22.16b, v21.16b
-	ext         v25.16b, v27.16b, v22.16b, #8
-	ext         v22.16b, v22.16b, v27.16b, #8
-	eor         v20.16b, v20.16b, v25.16b
-	eor         v21.16b, v21.16b, v22.16b
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	pmull       v25.1q, v20.1d, v24.1d
-	ext         v20.16b, v20.16b, v20.16b, #8
-	eor         v20.16b, v20.16b, v25.16b
-	pmull       v25.1q, v20.1d, v24.1d
-	ext         v20.16b, v20.16b, v20.16b, #8
-	eor         v20.16b, v20.16b, v25.16b
-	eor         v2.16b, v20.16b, v21.16b
-	/* H^8 */
-	str         q2, [x0, #112]
-	ext         v25.16b, v2.16b, v2.16b, #8
-	eor         v25.16b, v25.16b, v2.16b
-	str         q25, [x0, #240]
+	str         q6, [x0, #96]
+	str         q18, [x0, #192]
+	str         q7, [x0, #208]
+	str         q20, [x0, #224]
 	ret
 	.cfi_endproc
 	.size asmgen_polyval_init_pmull, .-asmgen_polyval_init_pmull

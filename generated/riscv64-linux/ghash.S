@@ -30,13 +30,15 @@
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.
+ * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^64, the zmm set H^9..H^32), from h.
  * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
  * Montgomery domain: H^i = H^(i-1) * H * x^-128).
+ * H^2; then H^3, H^4; then H^5..H^8 = H^1..H^4 * H^4: three dependent products (H^5..H^8 as two pairs),
+ * the products of a step interleaved (squares: two 64-bit carry-less products, no middle one); no
+ * callee-saved register (a power not kept in registers is read back from the table).
  *
  * void asmgen_ghash_init_zbc(uint8_t *table, const uint8_t *h);
  * Requires: zbb, zbc
- * Saves: s0, s1, s2, s3, s4, s5
  * ----------------------------------------------------------------------------------------------------
  */
 	.section .text.asmgen_ghash_init_zbc,"ax",@progbits
@@ -48,291 +50,201 @@
 	.p2align 5
 asmgen_ghash_init_zbc:
 	.cfi_startproc
-	addi        sp, sp, -48
-	.cfi_adjust_cfa_offset 48
-	sd          s0, 0(sp)
-	.cfi_rel_offset s0, 0
-	sd          s1, 8(sp)
-	.cfi_rel_offset s1, 8
-	sd          s2, 16(sp)
-	.cfi_rel_offset s2, 16
-	sd          s3, 24(sp)
-	.cfi_rel_offset s3, 24
-	sd          s4, 32(sp)
-	.cfi_rel_offset s4, 32
-	sd          s5, 40(sp)
-	.cfi_rel_offset s5, 40
 	li          a6, 194
 	slli        a6, a6, 56
-	ld          t3, 0(a1)
-	ld          t2, 8(a1)
-	rev8        t3, t3
-	rev8        t2, t2
+	ld          a3, 0(a1)
+	ld          a2, 8(a1)
+	rev8        a3, a3
+	rev8        a2, a2
 	/* GHASH key in POLYVAL form: mulX_POLYVAL(ByteReverse(H)) (RFC 8452, appendix A). */
 	/* Constant-time: an all-ones mask from bit 127 selects the polynomial. */
-	srai        t5, t3, 63
-	srli        t6, t2, 63
-	slli        t2, t2, 1
-	slli        t3, t3, 1
-	or          t3, t3, t6
-	andi        t6, t5, 1
-	and         t5, t5, a6
+	srai        a1, a3, 63
+	srli        a5, a2, 63
+	slli        a2, a2, 1
+	slli        a3, a3, 1
+	or          a3, a3, a5
+	andi        a5, a1, 1
+	and         a1, a1, a6
+	xor         a2, a2, a5
+	xor         a3, a3, a1
+	/* H^1 and its half-sum. */
+	xor         a4, a2, a3
+	sd          a2, 0(a0)
+	sd          a3, 8(a0)
+	sd          a4, 128(a0)
+	sd          a4, 136(a0)
+	/* H^2 = H^1 * H^1; each stored with its half-sum. */
+	clmulh      a1, a2, a2
+	clmul       a7, a2, a2
+	clmulh      a5, a3, a3
+	clmul       t0, a3, a3
+	clmul       t1, a7, a6
+	xor         a1, a1, t1
+	clmulh      t1, a7, a6
+	xor         a7, a7, t1
+	clmul       t1, a1, a6
+	xor         a7, a7, t1
+	clmulh      t1, a1, a6
+	xor         a1, a1, t1
+	xor         a7, a7, t0
+	xor         a1, a1, a5
+	xor         t0, a7, a1
+	sd          a7, 16(a0)
+	sd          a1, 24(a0)
+	sd          t0, 144(a0)
+	sd          t0, 152(a0)
+	/* H^3 = H^1 * H^2, H^4 = H^2 * H^2, interleaved (H^1 consumed); each stored with its half-sum. */
+	clmulh      t1, a2, a7
+	clmulh      t2, a7, a7
+	clmul       a2, a2, a7
+	clmul       t4, a7, a7
+	clmulh      a5, a4, t0
+	clmulh      t3, a1, a1
+	clmul       a4, a4, t0
+	clmul       t5, a1, a1
+	xor         a4, a4, a2
+	clmul       t6, t4, a6
+	xor         a4, a4, t1
 	xor         t2, t2, t6
-	xor         t3, t3, t5
-	xor         t4, t2, t3
-	mv          a4, t2
-	mv          a5, t3
-	/* H^1 */
-	sd          a4, 0(a0)
-	sd          a5, 8(a0)
-	xor         t5, a4, a5
-	sd          t5, 128(a0)
-	sd          t5, 136(a0)
-	mv          t0, a4
-	mv          t1, a5
-	clmul       s0, t0, t2
-	clmulh      s1, t0, t2
-	clmul       s2, t1, t3
-	clmulh      s3, t1, t3
-	xor         t0, t0, t1
-	clmul       s4, t0, t4
-	clmulh      s5, t0, t4
-	/* Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO. */
-	xor         s4, s4, s0
-	xor         s5, s5, s1
-	xor         s4, s4, s2
-	xor         s5, s5, s3
-	xor         s1, s1, s4
-	xor         s2, s2, s5
-	/* Reduce: fold the low qword into the next one up, twice (multiply by 0xc2 << 56), add HI. */
-	clmul       t5, s0, a6
-	clmulh      t6, s0, a6
-	xor         s1, s1, t5
-	xor         s0, s0, t6
-	clmul       t5, s1, a6
-	clmulh      t6, s1, a6
-	xor         a4, s0, t5
-	xor         a5, s1, t6
-	xor         a4, a4, s2
-	xor         a5, a5, s3
-	/* H^2 */
-	sd          a4, 16(a0)
-	sd          a5, 24(a0)
-	xor         t5, a4, a5
-	sd          t5, 144(a0)
-	sd          t5, 152(a0)
-	mv          t0, a4
-	mv          t1, a5
-	clmul       s0, t0, t2
-	clmulh      s1, t0, t2
-	clmul       s2, t1, t3
-	clmulh      s3, t1, t3
-	xor         t0, t0, t1
-	clmul       s4, t0, t4
-	clmulh      s5, t0, t4
-	/* Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO. */
-	xor         s4, s4, s0
-	xor         s5, s5, s1
-	xor         s4, s4, s2
-	xor         s5, s5, s3
-	xor         s1, s1, s4
-	xor         s2, s2, s5
-	/* Reduce: fold the low qword into the next one up, twice (multiply by 0xc2 << 56), add HI. */
-	clmul       t5, s0, a6
-	clmulh      t6, s0, a6
-	xor         s1, s1, t5
-	xor         s0, s0, t6
-	clmul       t5, s1, a6
-	clmulh      t6, s1, a6
-	xor         a4, s0, t5
-	xor         a5, s1, t6
-	xor         a4, a4, s2
-	xor         a5, a5, s3
-	/* H^3 */
-	sd          a4, 32(a0)
-	sd          a5, 40(a0)
-	xor         t5, a4, a5
-	sd          t5, 160(a0)
-	sd          t5, 168(a0)
-	mv          t0, a4
-	mv          t1, a5
-	clmul       s0, t0, t2
-	clmulh      s1, t0, t2
-	clmul       s2, t1, t3
-	clmulh      s3, t1, t3
-	xor         t0, t0, t1
-	clmul       s4, t0, t4
-	clmulh      s5, t0, t4
-	/* Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO. */
-	xor         s4, s4, s0
-	xor         s5, s5, s1
-	xor         s4, s4, s2
-	xor         s5, s5, s3
-	xor         s1, s1, s4
-	xor         s2, s2, s5
-	/* Reduce: fold the low qword into the next one up, twice (multiply by 0xc2 << 56), add HI. */
-	clmul       t5, s0, a6
-	clmulh      t6, s0, a6
-	xor         s1, s1, t5
-	xor         s0, s0, t6
-	clmul       t5, s1, a6
-	clmulh      t6, s1, a6
-	xor         a4, s0, t5
-	xor         a5, s1, t6
-	xor         a4, a4, s2
-	xor         a5, a5, s3
-	/* H^4 */
-	sd          a4, 48(a0)
-	sd          a5, 56(a0)
-	xor         t5, a4, a5
+	xor         a5, a5, t1
+	clmulh      t6, t4, a6
+	clmulh      t1, a3, a1
+	xor         t4, t4, t6
+	clmul       a3, a3, a1
+	clmul       t6, t2, a6
+	xor         a4, a4, a3
+	xor         t4, t4, t6
+	xor         a5, a5, a3
+	clmulh      t6, t2, a6
+	xor         a5, a5, t1
+	xor         t2, t2, t6
+	clmul       a3, a2, a6
+	xor         t4, t4, t5
+	xor         a4, a4, a3
+	xor         t2, t2, t3
+	clmulh      a3, a2, a6
+	xor         t5, t4, t2
+	xor         a2, a2, a3
+	sd          t4, 48(a0)
+	clmul       a3, a4, a6
+	sd          t2, 56(a0)
+	xor         a2, a2, a3
 	sd          t5, 176(a0)
+	clmulh      a3, a4, a6
 	sd          t5, 184(a0)
-	mv          t0, a4
-	mv          t1, a5
-	clmul       s0, t0, t2
-	clmulh      s1, t0, t2
-	clmul       s2, t1, t3
-	clmulh      s3, t1, t3
-	xor         t0, t0, t1
-	clmul       s4, t0, t4
-	clmulh      s5, t0, t4
-	/* Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO. */
-	xor         s4, s4, s0
-	xor         s5, s5, s1
-	xor         s4, s4, s2
-	xor         s5, s5, s3
-	xor         s1, s1, s4
-	xor         s2, s2, s5
-	/* Reduce: fold the low qword into the next one up, twice (multiply by 0xc2 << 56), add HI. */
-	clmul       t5, s0, a6
-	clmulh      t6, s0, a6
-	xor         s1, s1, t5
-	xor         s0, s0, t6
-	clmul       t5, s1, a6
-	clmulh      t6, s1, a6
-	xor         a4, s0, t5
-	xor         a5, s1, t6
-	xor         a4, a4, s2
-	xor         a5, a5, s3
-	/* H^5 */
-	sd          a4, 64(a0)
-	sd          a5, 72(a0)
-	xor         t5, a4, a5
-	sd          t5, 192(a0)
-	sd          t5, 200(a0)
-	mv          t0, a4
-	mv          t1, a5
-	clmul       s0, t0, t2
-	clmulh      s1, t0, t2
-	clmul       s2, t1, t3
-	clmulh      s3, t1, t3
-	xor         t0, t0, t1
-	clmul       s4, t0, t4
-	clmulh      s5, t0, t4
-	/* Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO. */
-	xor         s4, s4, s0
-	xor         s5, s5, s1
-	xor         s4, s4, s2
-	xor         s5, s5, s3
-	xor         s1, s1, s4
-	xor         s2, s2, s5
-	/* Reduce: fold the low qword into the next one up, twice (multiply by 0xc2 << 56), add HI. */
-	clmul       t5, s0, a6
-	clmulh      t6, s0, a6
-	xor         s1, s1, t5
-	xor         s0, s0, t6
-	clmul       t5, s1, a6
-	clmulh      t6, s1, a6
-	xor         a4, s0, t5
-	xor         a5, s1, t6
-	xor         a4, a4, s2
-	xor         a5, a5, s3
-	/* H^6 */
-	sd          a4, 80(a0)
-	sd          a5, 88(a0)
-	xor         t5, a4, a5
-	sd          t5, 208(a0)
-	sd          t5, 216(a0)
-	mv          t0, a4
-	mv          t1, a5
-	clmul       s0, t0, t2
-	clmulh      s1, t0, t2
-	clmul       s2, t1, t3
-	clmulh      s3, t1, t3
-	xor         t0, t0, t1
-	clmul       s4, t0, t4
-	clmulh      s5, t0, t4
-	/* Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO. */
-	xor         s4, s4, s0
-	xor         s5, s5, s1
-	xor         s4, s4, s2
-	xor         s5, s5, s3
-	xor         s1, s1, s4
-	xor         s2, s2, s5
-	/* Reduce: fold the low qword into the next one up, twice (multiply by 0xc2 << 56), add HI. */
-	clmul       t5, s0, a6
-	clmulh      t6, s0, a6
-	xor         s1, s1, t5
-	xor         s0, s0, t6
-	clmul       t5, s1, a6
-	clmulh      t6, s1, a6
-	xor         a4, s0, t5
-	xor         a5, s1, t6
-	xor         a4, a4, s2
-	xor         a5, a5, s3
-	/* H^7 */
-	sd          a4, 96(a0)
+	xor         a4, a4, a3
+	xor         a2, a2, a5
+	xor         a4, a4, t1
+	xor         a5, a2, a4
+	sd          a2, 32(a0)
+	sd          a4, 40(a0)
+	sd          a5, 160(a0)
+	sd          a5, 168(a0)
+	/* H^6 = H^2 * H^4, H^7 = H^3 * H^4, interleaved (H^2 and H^3 consumed); each stored with its half-sum. */
+	clmulh      t6, a7, t4
+	clmulh      a3, a2, t4
+	clmul       a7, a7, t4
+	clmul       a2, a2, t4
+	clmulh      t3, t0, t5
+	clmulh      t1, a5, t5
+	clmul       t0, t0, t5
+	clmul       a5, a5, t5
+	xor         t0, t0, a7
+	xor         a5, a5, a2
+	xor         t0, t0, t6
+	xor         a5, a5, a3
+	xor         t3, t3, t6
+	xor         t1, t1, a3
+	clmulh      t6, a1, t2
+	clmulh      a3, a4, t2
+	clmul       a1, a1, t2
+	clmul       a4, a4, t2
+	xor         t0, t0, a1
+	xor         a5, a5, a4
+	xor         t3, t3, a1
+	xor         t1, t1, a4
+	xor         t3, t3, t6
+	xor         t1, t1, a3
+	clmul       a1, a7, a6
+	clmul       a4, a2, a6
+	xor         t0, t0, a1
+	xor         a5, a5, a4
+	clmulh      a1, a7, a6
+	clmulh      a4, a2, a6
+	xor         a7, a7, a1
+	xor         a2, a2, a4
+	clmul       a1, t0, a6
+	clmul       a4, a5, a6
+	xor         a7, a7, a1
+	xor         a2, a2, a4
+	clmulh      a1, t0, a6
+	clmulh      a4, a5, a6
+	xor         t0, t0, a1
+	xor         a5, a5, a4
+	xor         a7, a7, t3
+	xor         a2, a2, t1
+	xor         t0, t0, t6
+	xor         a5, a5, a3
+	xor         t3, a7, t0
+	xor         t1, a2, a5
+	sd          a7, 80(a0)
+	sd          a2, 96(a0)
+	sd          t0, 88(a0)
 	sd          a5, 104(a0)
-	xor         t5, a4, a5
-	sd          t5, 224(a0)
-	sd          t5, 232(a0)
-	mv          t0, a4
-	mv          t1, a5
-	clmul       s0, t0, t2
-	clmulh      s1, t0, t2
-	clmul       s2, t1, t3
-	clmulh      s3, t1, t3
-	xor         t0, t0, t1
-	clmul       s4, t0, t4
-	clmulh      s5, t0, t4
-	/* Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO. */
-	xor         s4, s4, s0
-	xor         s5, s5, s1
-	xor         s4, s4, s2
-	xor         s5, s5, s3
-	xor         s1, s1, s4
-	xor         s2, s2, s5
-	/* Reduce: fold the low qword into the next one up, twice (multiply by 0xc2 << 56), add HI. */
-	clmul       t5, s0, a6
-	clmulh      t6, s0, a6
-	xor         s1, s1, t5
-	xor         s0, s0, t6
-	clmul       t5, s1, a6
-	clmulh      t6, s1, a6
-	xor         a4, s0, t5
-	xor         a5, s1, t6
-	xor         a4, a4, s2
-	xor         a5, a5, s3
-	/* H^8 */
-	sd          a4, 112(a0)
-	sd          a5, 120(a0)
-	xor         t5, a4, a5
-	sd          t5, 240(a0)
-	sd          t5, 248(a0)
-	ld          s0, 0(sp)
-	.cfi_restore s0
-	ld          s1, 8(sp)
-	.cfi_restore s1
-	ld          s2, 16(sp)
-	.cfi_restore s2
-	ld          s3, 24(sp)
-	.cfi_restore s3
-	ld          s4, 32(sp)
-	.cfi_restore s4
-	ld          s5, 40(sp)
-	.cfi_restore s5
-	addi        sp, sp, 48
-	.cfi_adjust_cfa_offset -48
+	sd          t3, 208(a0)
+	sd          t1, 224(a0)
+	sd          t3, 216(a0)
+	sd          t1, 232(a0)
+	/* H^5 = H^1 * H^4, H^8 = H^4 * H^4, interleaved (H^1 read back from the table); each stored with its half-sum. */
+	ld          t1, 0(a0)
+	clmulh      a7, t4, t4
+	ld          a5, 8(a0)
+	clmul       a3, t4, t4
+	ld          a2, 128(a0)
+	clmulh      a4, t2, t2
+	clmulh      t3, t1, t4
+	clmul       a1, t2, t2
+	clmul       t1, t1, t4
+	clmul       t6, a3, a6
+	clmulh      t0, a2, t5
+	xor         a7, a7, t6
+	clmul       a2, a2, t5
+	clmulh      t6, a3, a6
+	xor         a2, a2, t1
+	xor         a3, a3, t6
+	xor         a2, a2, t3
+	clmul       t6, a7, a6
+	xor         t0, t0, t3
+	xor         a3, a3, t6
+	clmulh      t3, a5, t2
+	clmulh      t6, a7, a6
+	clmul       a5, a5, t2
+	xor         a7, a7, t6
+	xor         a2, a2, a5
+	xor         a3, a3, a1
+	xor         t0, t0, a5
+	xor         a7, a7, a4
+	xor         t0, t0, t3
+	xor         a1, a3, a7
+	clmul       a5, t1, a6
+	sd          a3, 112(a0)
+	xor         a2, a2, a5
+	sd          a7, 120(a0)
+	clmulh      a5, t1, a6
+	sd          a1, 240(a0)
+	xor         t1, t1, a5
+	sd          a1, 248(a0)
+	clmul       a5, a2, a6
+	xor         t1, t1, a5
+	clmulh      a5, a2, a6
+	xor         a2, a2, a5
+	xor         t1, t1, t0
+	xor         a2, a2, t3
+	xor         t0, t1, a2
+	sd          t1, 64(a0)
+	sd          a2, 72(a0)
+	sd          t0, 192(a0)
+	sd          t0, 200(a0)
 	ret
 	.cfi_endproc
 	.size asmgen_ghash_init_zbc, .-asmgen_ghash_init_zbc
@@ -657,13 +569,15 @@ asmgen_ghash_update_zbc:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.
+ * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^64, the zmm set H^9..H^32), from h.
  * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
  * Montgomery domain: H^i = H^(i-1) * H * x^-128).
+ * H^2; then H^3, H^4; then H^5..H^8 = H^1..H^4 * H^4: three dependent products (H^5..H^8 as two pairs),
+ * the products of a step interleaved (squares: two 64-bit carry-less products, no middle one); no
+ * callee-saved register (a power not kept in registers is read back from the table).
  *
  * void asmgen_polyval_init_zbc(uint8_t *table, const uint8_t *h);
  * Requires: zbc
- * Saves: s0, s1, s2, s3, s4, s5
  * ----------------------------------------------------------------------------------------------------
  */
 	.section .text.asmgen_polyval_init_zbc,"ax",@progbits
@@ -675,278 +589,188 @@ asmgen_ghash_update_zbc:
 	.p2align 5
 asmgen_polyval_init_zbc:
 	.cfi_startproc
-	addi        sp, sp, -48
-	.cfi_adjust_cfa_offset 48
-	sd          s0, 0(sp)
-	.cfi_rel_offset s0, 0
-	sd          s1, 8(sp)
-	.cfi_rel_offset s1, 8
-	sd          s2, 16(sp)
-	.cfi_rel_offset s2, 16
-	sd          s3, 24(sp)
-	.cfi_rel_offset s3, 24
-	sd          s4, 32(sp)
-	.cfi_rel_offset s4, 32
-	sd          s5, 40(sp)
-	.cfi_rel_offset s5, 40
 	li          a6, 194
 	slli        a6, a6, 56
-	ld          t2, 0(a1)
-	ld          t3, 8(a1)
-	xor         t4, t2, t3
-	mv          a4, t2
-	mv          a5, t3
-	/* H^1 */
-	sd          a4, 0(a0)
-	sd          a5, 8(a0)
-	xor         t5, a4, a5
-	sd          t5, 128(a0)
-	sd          t5, 136(a0)
-	mv          t0, a4
-	mv          t1, a5
-	clmul       s0, t0, t2
-	clmulh      s1, t0, t2
-	clmul       s2, t1, t3
-	clmulh      s3, t1, t3
-	xor         t0, t0, t1
-	clmul       s4, t0, t4
-	clmulh      s5, t0, t4
-	/* Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO. */
-	xor         s4, s4, s0
-	xor         s5, s5, s1
-	xor         s4, s4, s2
-	xor         s5, s5, s3
-	xor         s1, s1, s4
-	xor         s2, s2, s5
-	/* Reduce: fold the low qword into the next one up, twice (multiply by 0xc2 << 56), add HI. */
-	clmul       t5, s0, a6
-	clmulh      t6, s0, a6
-	xor         s1, s1, t5
-	xor         s0, s0, t6
-	clmul       t5, s1, a6
-	clmulh      t6, s1, a6
-	xor         a4, s0, t5
-	xor         a5, s1, t6
-	xor         a4, a4, s2
-	xor         a5, a5, s3
-	/* H^2 */
-	sd          a4, 16(a0)
-	sd          a5, 24(a0)
-	xor         t5, a4, a5
-	sd          t5, 144(a0)
-	sd          t5, 152(a0)
-	mv          t0, a4
-	mv          t1, a5
-	clmul       s0, t0, t2
-	clmulh      s1, t0, t2
-	clmul       s2, t1, t3
-	clmulh      s3, t1, t3
-	xor         t0, t0, t1
-	clmul       s4, t0, t4
-	clmulh      s5, t0, t4
-	/* Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO. */
-	xor         s4, s4, s0
-	xor         s5, s5, s1
-	xor         s4, s4, s2
-	xor         s5, s5, s3
-	xor         s1, s1, s4
-	xor         s2, s2, s5
-	/* Reduce: fold the low qword into the next one up, twice (multiply by 0xc2 << 56), add HI. */
-	clmul       t5, s0, a6
-	clmulh      t6, s0, a6
-	xor         s1, s1, t5
-	xor         s0, s0, t6
-	clmul       t5, s1, a6
-	clmulh      t6, s1, a6
-	xor         a4, s0, t5
-	xor         a5, s1, t6
-	xor         a4, a4, s2
-	xor         a5, a5, s3
-	/* H^3 */
-	sd          a4, 32(a0)
-	sd          a5, 40(a0)
-	xor         t5, a4, a5
-	sd          t5, 160(a0)
-	sd          t5, 168(a0)
-	mv          t0, a4
-	mv          t1, a5
-	clmul       s0, t0, t2
-	clmulh      s1, t0, t2
-	clmul       s2, t1, t3
-	clmulh      s3, t1, t3
-	xor         t0, t0, t1
-	clmul       s4, t0, t4
-	clmulh      s5, t0, t4
-	/* Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO. */
-	xor         s4, s4, s0
-	xor         s5, s5, s1
-	xor         s4, s4, s2
-	xor         s5, s5, s3
-	xor         s1, s1, s4
-	xor         s2, s2, s5
-	/* Reduce: fold the low qword into the next one up, twice (multiply by 0xc2 << 56), add HI. */
-	clmul       t5, s0, a6
-	clmulh      t6, s0, a6
-	xor         s1, s1, t5
-	xor         s0, s0, t6
-	clmul       t5, s1, a6
-	clmulh      t6, s1, a6
-	xor         a4, s0, t5
-	xor         a5, s1, t6
-	xor         a4, a4, s2
-	xor         a5, a5, s3
-	/* H^4 */
-	sd          a4, 48(a0)
-	sd          a5, 56(a0)
-	xor         t5, a4, a5
+	ld          a2, 0(a1)
+	ld          a3, 8(a1)
+	/* H^1 and its half-sum. */
+	xor         a4, a2, a3
+	sd          a2, 0(a0)
+	sd          a3, 8(a0)
+	sd          a4, 128(a0)
+	sd          a4, 136(a0)
+	/* H^2 = H^1 * H^1; each stored with its half-sum. */
+	clmulh      a1, a2, a2
+	clmul       a7, a2, a2
+	clmulh      a5, a3, a3
+	clmul       t0, a3, a3
+	clmul       t1, a7, a6
+	xor         a1, a1, t1
+	clmulh      t1, a7, a6
+	xor         a7, a7, t1
+	clmul       t1, a1, a6
+	xor         a7, a7, t1
+	clmulh      t1, a1, a6
+	xor         a1, a1, t1
+	xor         a7, a7, t0
+	xor         a1, a1, a5
+	xor         t0, a7, a1
+	sd          a7, 16(a0)
+	sd          a1, 24(a0)
+	sd          t0, 144(a0)
+	sd          t0, 152(a0)
+	/* H^3 = H^1 * H^2, H^4 = H^2 * H^2, interleaved (H^1 consumed); each stored with its half-sum. */
+	clmulh      t1, a2, a7
+	clmulh      t2, a7, a7
+	clmul       a2, a2, a7
+	clmul       t4, a7, a7
+	clmulh      a5, a4, t0
+	clmulh      t3, a1, a1
+	clmul       a4, a4, t0
+	clmul       t5, a1, a1
+	xor         a4, a4, a2
+	clmul       t6, t4, a6
+	xor         a4, a4, t1
+	xor         t2, t2, t6
+	xor         a5, a5, t1
+	clmulh      t6, t4, a6
+	clmulh      t1, a3, a1
+	xor         t4, t4, t6
+	clmul       a3, a3, a1
+	clmul       t6, t2, a6
+	xor         a4, a4, a3
+	xor         t4, t4, t6
+	xor         a5, a5, a3
+	clmulh      t6, t2, a6
+	xor         a5, a5, t1
+	xor         t2, t2, t6
+	clmul       a3, a2, a6
+	xor         t4, t4, t5
+	xor         a4, a4, a3
+	xor         t2, t2, t3
+	clmulh      a3, a2, a6
+	xor         t5, t4, t2
+	xor         a2, a2, a3
+	sd          t4, 48(a0)
+	clmul       a3, a4, a6
+	sd          t2, 56(a0)
+	xor         a2, a2, a3
 	sd          t5, 176(a0)
+	clmulh      a3, a4, a6
 	sd          t5, 184(a0)
-	mv          t0, a4
-	mv          t1, a5
-	clmul       s0, t0, t2
-	clmulh      s1, t0, t2
-	clmul       s2, t1, t3
-	clmulh      s3, t1, t3
-	xor         t0, t0, t1
-	clmul       s4, t0, t4
-	clmulh      s5, t0, t4
-	/* Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO. */
-	xor         s4, s4, s0
-	xor         s5, s5, s1
-	xor         s4, s4, s2
-	xor         s5, s5, s3
-	xor         s1, s1, s4
-	xor         s2, s2, s5
-	/* Reduce: fold the low qword into the next one up, twice (multiply by 0xc2 << 56), add HI. */
-	clmul       t5, s0, a6
-	clmulh      t6, s0, a6
-	xor         s1, s1, t5
-	xor         s0, s0, t6
-	clmul       t5, s1, a6
-	clmulh      t6, s1, a6
-	xor         a4, s0, t5
-	xor         a5, s1, t6
-	xor         a4, a4, s2
-	xor         a5, a5, s3
-	/* H^5 */
-	sd          a4, 64(a0)
-	sd          a5, 72(a0)
-	xor         t5, a4, a5
-	sd          t5, 192(a0)
-	sd          t5, 200(a0)
-	mv          t0, a4
-	mv          t1, a5
-	clmul       s0, t0, t2
-	clmulh      s1, t0, t2
-	clmul       s2, t1, t3
-	clmulh      s3, t1, t3
-	xor         t0, t0, t1
-	clmul       s4, t0, t4
-	clmulh      s5, t0, t4
-	/* Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO. */
-	xor         s4, s4, s0
-	xor         s5, s5, s1
-	xor         s4, s4, s2
-	xor         s5, s5, s3
-	xor         s1, s1, s4
-	xor         s2, s2, s5
-	/* Reduce: fold the low qword into the next one up, twice (multiply by 0xc2 << 56), add HI. */
-	clmul       t5, s0, a6
-	clmulh      t6, s0, a6
-	xor         s1, s1, t5
-	xor         s0, s0, t6
-	clmul       t5, s1, a6
-	clmulh      t6, s1, a6
-	xor         a4, s0, t5
-	xor         a5, s1, t6
-	xor         a4, a4, s2
-	xor         a5, a5, s3
-	/* H^6 */
-	sd          a4, 80(a0)
-	sd          a5, 88(a0)
-	xor         t5, a4, a5
-	sd          t5, 208(a0)
-	sd          t5, 216(a0)
-	mv          t0, a4
-	mv          t1, a5
-	clmul       s0, t0, t2
-	clmulh      s1, t0, t2
-	clmul       s2, t1, t3
-	clmulh      s3, t1, t3
-	xor         t0, t0, t1
-	clmul       s4, t0, t4
-	clmulh      s5, t0, t4
-	/* Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO. */
-	xor         s4, s4, s0
-	xor         s5, s5, s1
-	xor         s4, s4, s2
-	xor         s5, s5, s3
-	xor         s1, s1, s4
-	xor         s2, s2, s5
-	/* Reduce: fold the low qword into the next one up, twice (multiply by 0xc2 << 56), add HI. */
-	clmul       t5, s0, a6
-	clmulh      t6, s0, a6
-	xor         s1, s1, t5
-	xor         s0, s0, t6
-	clmul       t5, s1, a6
-	clmulh      t6, s1, a6
-	xor         a4, s0, t5
-	xor         a5, s1, t6
-	xor         a4, a4, s2
-	xor         a5, a5, s3
-	/* H^7 */
-	sd          a4, 96(a0)
+	xor         a4, a4, a3
+	xor         a2, a2, a5
+	xor         a4, a4, t1
+	xor         a5, a2, a4
+	sd          a2, 32(a0)
+	sd          a4, 40(a0)
+	sd          a5, 160(a0)
+	sd          a5, 168(a0)
+	/* H^6 = H^2 * H^4, H^7 = H^3 * H^4, interleaved (H^2 and H^3 consumed); each stored with its half-sum. */
+	clmulh      t6, a7, t4
+	clmulh      a3, a2, t4
+	clmul       a7, a7, t4
+	clmul       a2, a2, t4
+	clmulh      t3, t0, t5
+	clmulh      t1, a5, t5
+	clmul       t0, t0, t5
+	clmul       a5, a5, t5
+	xor         t0, t0, a7
+	xor         a5, a5, a2
+	xor         t0, t0, t6
+	xor         a5, a5, a3
+	xor         t3, t3, t6
+	xor         t1, t1, a3
+	clmulh      t6, a1, t2
+	clmulh      a3, a4, t2
+	clmul       a1, a1, t2
+	clmul       a4, a4, t2
+	xor         t0, t0, a1
+	xor         a5, a5, a4
+	xor         t3, t3, a1
+	xor         t1, t1, a4
+	xor         t3, t3, t6
+	xor         t1, t1, a3
+	clmul       a1, a7, a6
+	clmul       a4, a2, a6
+	xor         t0, t0, a1
+	xor         a5, a5, a4
+	clmulh      a1, a7, a6
+	clmulh      a4, a2, a6
+	xor         a7, a7, a1
+	xor         a2, a2, a4
+	clmul       a1, t0, a6
+	clmul       a4, a5, a6
+	xor         a7, a7, a1
+	xor         a2, a2, a4
+	clmulh      a1, t0, a6
+	clmulh      a4, a5, a6
+	xor         t0, t0, a1
+	xor         a5, a5, a4
+	xor         a7, a7, t3
+	xor         a2, a2, t1
+	xor         t0, t0, t6
+	xor         a5, a5, a3
+	xor         t3, a7, t0
+	xor         t1, a2, a5
+	sd          a7, 80(a0)
+	sd          a2, 96(a0)
+	sd          t0, 88(a0)
 	sd          a5, 104(a0)
-	xor         t5, a4, a5
-	sd          t5, 224(a0)
-	sd          t5, 232(a0)
-	mv          t0, a4
-	mv          t1, a5
-	clmul       s0, t0, t2
-	clmulh      s1, t0, t2
-	clmul       s2, t1, t3
-	clmulh      s3, t1, t3
-	xor         t0, t0, t1
-	clmul       s4, t0, t4
-	clmulh      s5, t0, t4
-	/* Karatsuba: MID ^= LO ^ HI, then fold MID into the middle 128 bits of HI:LO. */
-	xor         s4, s4, s0
-	xor         s5, s5, s1
-	xor         s4, s4, s2
-	xor         s5, s5, s3
-	xor         s1, s1, s4
-	xor         s2, s2, s5
-	/* Reduce: fold the low qword into the next one up, twice (multiply by 0xc2 << 56), add HI. */
-	clmul       t5, s0, a6
-	clmulh      t6, s0, a6
-	xor         s1, s1, t5
-	xor         s0, s0, t6
-	clmul       t5, s1, a6
-	clmulh      t6, s1, a6
-	xor         a4, s0, t5
-	xor         a5, s1, t6
-	xor         a4, a4, s2
-	xor         a5, a5, s3
-	/* H^8 */
-	sd          a4, 112(a0)
-	sd          a5, 120(a0)
-	xor         t5, a4, a5
-	sd          t5, 240(a0)
-	sd          t5, 248(a0)
-	ld          s0, 0(sp)
-	.cfi_restore s0
-	ld          s1, 8(sp)
-	.cfi_restore s1
-	ld          s2, 16(sp)
-	.cfi_restore s2
-	ld          s3, 24(sp)
-	.cfi_restore s3
-	ld          s4, 32(sp)
-	.cfi_restore s4
-	ld          s5, 40(sp)
-	.cfi_restore s5
-	addi        sp, sp, 48
-	.cfi_adjust_cfa_offset -48
+	sd          t3, 208(a0)
+	sd          t1, 224(a0)
+	sd          t3, 216(a0)
+	sd          t1, 232(a0)
+	/* H^5 = H^1 * H^4, H^8 = H^4 * H^4, interleaved (H^1 read back from the table); each stored with its half-sum. */
+	ld          t1, 0(a0)
+	clmulh      a7, t4, t4
+	ld          a5, 8(a0)
+	clmul       a3, t4, t4
+	ld          a2, 128(a0)
+	clmulh      a4, t2, t2
+	clmulh      t3, t1, t4
+	clmul       a1, t2, t2
+	clmul       t1, t1, t4
+	clmul       t6, a3, a6
+	clmulh      t0, a2, t5
+	xor         a7, a7, t6
+	clmul       a2, a2, t5
+	clmulh      t6, a3, a6
+	xor         a2, a2, t1
+	xor         a3, a3, t6
+	xor         a2, a2, t3
+	clmul       t6, a7, a6
+	xor         t0, t0, t3
+	xor         a3, a3, t6
+	clmulh      t3, a5, t2
+	clmulh      t6, a7, a6
+	clmul       a5, a5, t2
+	xor         a7, a7, t6
+	xor         a2, a2, a5
+	xor         a3, a3, a1
+	xor         t0, t0, a5
+	xor         a7, a7, a4
+	xor         t0, t0, t3
+	xor         a1, a3, a7
+	clmul       a5, t1, a6
+	sd          a3, 112(a0)
+	xor         a2, a2, a5
+	sd          a7, 120(a0)
+	clmulh      a5, t1, a6
+	sd          a1, 240(a0)
+	xor         t1, t1, a5
+	sd          a1, 248(a0)
+	clmul       a5, a2, a6
+	xor         t1, t1, a5
+	clmulh      a5, a2, a6
+	xor         a2, a2, a5
+	xor         t1, t1, t0
+	xor         a2, a2, t3
+	xor         t0, t1, a2
+	sd          t1, 64(a0)
+	sd          a2, 72(a0)
+	sd          t0, 192(a0)
+	sd          t0, 200(a0)
 	ret
 	.cfi_endproc
 	.size asmgen_polyval_init_zbc, .-asmgen_polyval_init_zbc
@@ -1249,9 +1073,10 @@ asmgen_polyval_update_zbc:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.
+ * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^64, the zmm set H^9..H^32), from h.
  * Shared table layout, computed with vgmul: table[16*(i-1)] = f^-1(Hg^i), table[128 + 16*(i-1)] = its
- * Karatsuba half-sum, i = 1..8; f^-1(y) = ByteReverse(y * x^-1).
+ * Karatsuba half-sum, i = 1..8; f^-1(y) = ByteReverse(y * x^-1). Hg^2; then Hg^3, Hg^4; then Hg^5..Hg^8 =
+ * Hg^1..Hg^4 * Hg^4: three dependent vgmuls, each round's stores after the next round's products.
  *
  * void asmgen_ghash_init_zvkg(uint8_t *table, const uint8_t *h);
  * Requires: v, zvkb, zvkg
@@ -1276,10 +1101,12 @@ asmgen_ghash_init_zvkg:
 	li          t3, 1
 	vle32.v     v1, (a1)
 	/* GHASH: the key is already GCM's. */
-	vmv.v.v     v2, v1
 	mv          t0, a0
+	/* Hg^2 = Hg^1 * Hg^1 (vgmul). */
+	vmv.v.v     v9, v1
+	.insn       0xa218a4f7	# vgmul.vv    v9, v1
 	/* H^1: f^-1(Hg^1) and its half-sum. */
-	vmv.v.v     v3, v2
+	vmv.v.v     v3, v1
 	.insn       0xa278a1f7	# vgmul.vv    v3, v7
 	vrgather.vv v4, v3, v5
 	.insn       0x4a44a257	# vrev8.v     v4, v4
@@ -1292,10 +1119,14 @@ asmgen_ghash_init_zvkg:
 	sd          t1, 128(a0)
 	sd          t1, 136(a0)
 	vsetivli    zero, 4, e32, m1, ta, ma
-	.insn       0xa218a177	# vgmul.vv    v2, v1
 	addi        t0, t0, 16
+	/* Hg^3 = Hg^2 * Hg^1, Hg^4 = Hg^2 * Hg^2 (vgmul). */
+	vmv.v.v     v10, v9
+	vmv.v.v     v11, v9
+	.insn       0xa218a577	# vgmul.vv    v10, v1
+	.insn       0xa298a5f7	# vgmul.vv    v11, v9
 	/* H^2: f^-1(Hg^2) and its half-sum. */
-	vmv.v.v     v3, v2
+	vmv.v.v     v3, v9
 	.insn       0xa278a1f7	# vgmul.vv    v3, v7
 	vrgather.vv v4, v3, v5
 	.insn       0x4a44a257	# vrev8.v     v4, v4
@@ -1308,10 +1139,18 @@ asmgen_ghash_init_zvkg:
 	sd          t1, 144(a0)
 	sd          t1, 152(a0)
 	vsetivli    zero, 4, e32, m1, ta, ma
-	.insn       0xa218a177	# vgmul.vv    v2, v1
 	addi        t0, t0, 16
+	/* Hg^5 = Hg^1 * Hg^4, Hg^6 = Hg^2 * Hg^4, Hg^7 = Hg^3 * Hg^4, Hg^8 = Hg^4 * Hg^4 (vgmul). */
+	vmv.v.v     v12, v1
+	vmv.v.v     v13, v9
+	vmv.v.v     v14, v10
+	vmv.v.v     v15, v11
+	.insn       0xa2b8a677	# vgmul.vv    v12, v11
+	.insn       0xa2b8a6f7	# vgmul.vv    v13, v11
+	.insn       0xa2b8a777	# vgmul.vv    v14, v11
+	.insn       0xa2b8a7f7	# vgmul.vv    v15, v11
 	/* H^3: f^-1(Hg^3) and its half-sum. */
-	vmv.v.v     v3, v2
+	vmv.v.v     v3, v10
 	.insn       0xa278a1f7	# vgmul.vv    v3, v7
 	vrgather.vv v4, v3, v5
 	.insn       0x4a44a257	# vrev8.v     v4, v4
@@ -1324,10 +1163,9 @@ asmgen_ghash_init_zvkg:
 	sd          t1, 160(a0)
 	sd          t1, 168(a0)
 	vsetivli    zero, 4, e32, m1, ta, ma
-	.insn       0xa218a177	# vgmul.vv    v2, v1
 	addi        t0, t0, 16
 	/* H^4: f^-1(Hg^4) and its half-sum. */
-	vmv.v.v     v3, v2
+	vmv.v.v     v3, v11
 	.insn       0xa278a1f7	# vgmul.vv    v3, v7
 	vrgather.vv v4, v3, v5
 	.insn       0x4a44a257	# vrev8.v     v4, v4
@@ -1340,10 +1178,9 @@ asmgen_ghash_init_zvkg:
 	sd          t1, 176(a0)
 	sd          t1, 184(a0)
 	vsetivli    zero, 4, e32, m1, ta, ma
-	.insn       0xa218a177	# vgmul.vv    v2, v1
 	addi        t0, t0, 16
 	/* H^5: f^-1(Hg^5) and its half-sum. */
-	vmv.v.v     v3, v2
+	vmv.v.v     v3, v12
 	.insn       0xa278a1f7	# vgmul.vv    v3, v7
 	vrgather.vv v4, v3, v5
 	.insn       0x4a44a257	# vrev8.v     v4, v4
@@ -1356,10 +1193,9 @@ asmgen_ghash_init_zvkg:
 	sd          t1, 192(a0)
 	sd          t1, 200(a0)
 	vsetivli    zero, 4, e32, m1, ta, ma
-	.insn       0xa218a177	# vgmul.vv    v2, v1
 	addi        t0, t0, 16
 	/* H^6: f^-1(Hg^6) and its half-sum. */
-	vmv.v.v     v3, v2
+	vmv.v.v     v3, v13
 	.insn       0xa278a1f7	# vgmul.vv    v3, v7
 	vrgather.vv v4, v3, v5
 	.insn       0x4a44a257	# vrev8.v     v4, v4
@@ -1372,10 +1208,9 @@ asmgen_ghash_init_zvkg:
 	sd          t1, 208(a0)
 	sd          t1, 216(a0)
 	vsetivli    zero, 4, e32, m1, ta, ma
-	.insn       0xa218a177	# vgmul.vv    v2, v1
 	addi        t0, t0, 16
 	/* H^7: f^-1(Hg^7) and its half-sum. */
-	vmv.v.v     v3, v2
+	vmv.v.v     v3, v14
 	.insn       0xa278a1f7	# vgmul.vv    v3, v7
 	vrgather.vv v4, v3, v5
 	.insn       0x4a44a257	# vrev8.v     v4, v4
@@ -1388,10 +1223,9 @@ asmgen_ghash_init_zvkg:
 	sd          t1, 224(a0)
 	sd          t1, 232(a0)
 	vsetivli    zero, 4, e32, m1, ta, ma
-	.insn       0xa218a177	# vgmul.vv    v2, v1
 	addi        t0, t0, 16
 	/* H^8: f^-1(Hg^8) and its half-sum. */
-	vmv.v.v     v3, v2
+	vmv.v.v     v3, v15
 	.insn       0xa278a1f7	# vgmul.vv    v3, v7
 	vrgather.vv v4, v3, v5
 	.insn       0x4a44a257	# vrev8.v     v4, v4
@@ -1406,7 +1240,13 @@ asmgen_ghash_init_zvkg:
 	vsetivli    zero, 4, e32, m1, ta, ma
 	/* Clear the key material. */
 	vmv.v.i     v1, 0
-	vmv.v.i     v2, 0
+	vmv.v.i     v9, 0
+	vmv.v.i     v10, 0
+	vmv.v.i     v11, 0
+	vmv.v.i     v12, 0
+	vmv.v.i     v13, 0
+	vmv.v.i     v14, 0
+	vmv.v.i     v15, 0
 	vmv.v.i     v3, 0
 	vmv.v.i     v4, 0
 	vmv.v.i     v8, 0
@@ -1515,9 +1355,10 @@ asmgen_ghash_update_zvkg:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.
+ * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^64, the zmm set H^9..H^32), from h.
  * Shared table layout, computed with vgmul: table[16*(i-1)] = f^-1(Hg^i), table[128 + 16*(i-1)] = its
- * Karatsuba half-sum, i = 1..8; f^-1(y) = ByteReverse(y * x^-1).
+ * Karatsuba half-sum, i = 1..8; f^-1(y) = ByteReverse(y * x^-1). Hg^2; then Hg^3, Hg^4; then Hg^5..Hg^8 =
+ * Hg^1..Hg^4 * Hg^4: three dependent vgmuls, each round's stores after the next round's products.
  *
  * void asmgen_polyval_init_zvkg(uint8_t *table, const uint8_t *h);
  * Requires: v, zvkb, zvkg
@@ -1545,10 +1386,12 @@ asmgen_polyval_init_zvkg:
 	vrgather.vv v8, v1, v5
 	.insn       0x4a84a0d7	# vrev8.v     v1, v8
 	.insn       0xa268a0f7	# vgmul.vv    v1, v6
-	vmv.v.v     v2, v1
 	mv          t0, a0
+	/* Hg^2 = Hg^1 * Hg^1 (vgmul). */
+	vmv.v.v     v9, v1
+	.insn       0xa218a4f7	# vgmul.vv    v9, v1
 	/* H^1: f^-1(Hg^1) and its half-sum. */
-	vmv.v.v     v3, v2
+	vmv.v.v     v3, v1
 	.insn       0xa278a1f7	# vgmul.vv    v3, v7
 	vrgather.vv v4, v3, v5
 	.insn       0x4a44a257	# vrev8.v     v4, v4
@@ -1561,10 +1404,14 @@ asmgen_polyval_init_zvkg:
 	sd          t1, 128(a0)
 	sd          t1, 136(a0)
 	vsetivli    zero, 4, e32, m1, ta, ma
-	.insn       0xa218a177	# vgmul.vv    v2, v1
 	addi        t0, t0, 16
+	/* Hg^3 = Hg^2 * Hg^1, Hg^4 = Hg^2 * Hg^2 (vgmul). */
+	vmv.v.v     v10, v9
+	vmv.v.v     v11, v9
+	.insn       0xa218a577	# vgmul.vv    v10, v1
+	.insn       0xa298a5f7	# vgmul.vv    v11, v9
 	/* H^2: f^-1(Hg^2) and its half-sum. */
-	vmv.v.v     v3, v2
+	vmv.v.v     v3, v9
 	.insn       0xa278a1f7	# vgmul.vv    v3, v7
 	vrgather.vv v4, v3, v5
 	.insn       0x4a44a257	# vrev8.v     v4, v4
@@ -1577,10 +1424,18 @@ asmgen_polyval_init_zvkg:
 	sd          t1, 144(a0)
 	sd          t1, 152(a0)
 	vsetivli    zero, 4, e32, m1, ta, ma
-	.insn       0xa218a177	# vgmul.vv    v2, v1
 	addi        t0, t0, 16
+	/* Hg^5 = Hg^1 * Hg^4, Hg^6 = Hg^2 * Hg^4, Hg^7 = Hg^3 * Hg^4, Hg^8 = Hg^4 * Hg^4 (vgmul). */
+	vmv.v.v     v12, v1
+	vmv.v.v     v13, v9
+	vmv.v.v     v14, v10
+	vmv.v.v     v15, v11
+	.insn       0xa2b8a677	# vgmul.vv    v12, v11
+	.insn       0xa2b8a6f7	# vgmul.vv    v13, v11
+	.insn       0xa2b8a777	# vgmul.vv    v14, v11
+	.insn       0xa2b8a7f7	# vgmul.vv    v15, v11
 	/* H^3: f^-1(Hg^3) and its half-sum. */
-	vmv.v.v     v3, v2
+	vmv.v.v     v3, v10
 	.insn       0xa278a1f7	# vgmul.vv    v3, v7
 	vrgather.vv v4, v3, v5
 	.insn       0x4a44a257	# vrev8.v     v4, v4
@@ -1593,10 +1448,9 @@ asmgen_polyval_init_zvkg:
 	sd          t1, 160(a0)
 	sd          t1, 168(a0)
 	vsetivli    zero, 4, e32, m1, ta, ma
-	.insn       0xa218a177	# vgmul.vv    v2, v1
 	addi        t0, t0, 16
 	/* H^4: f^-1(Hg^4) and its half-sum. */
-	vmv.v.v     v3, v2
+	vmv.v.v     v3, v11
 	.insn       0xa278a1f7	# vgmul.vv    v3, v7
 	vrgather.vv v4, v3, v5
 	.insn       0x4a44a257	# vrev8.v     v4, v4
@@ -1609,10 +1463,9 @@ asmgen_polyval_init_zvkg:
 	sd          t1, 176(a0)
 	sd          t1, 184(a0)
 	vsetivli    zero, 4, e32, m1, ta, ma
-	.insn       0xa218a177	# vgmul.vv    v2, v1
 	addi        t0, t0, 16
 	/* H^5: f^-1(Hg^5) and its half-sum. */
-	vmv.v.v     v3, v2
+	vmv.v.v     v3, v12
 	.insn       0xa278a1f7	# vgmul.vv    v3, v7
 	vrgather.vv v4, v3, v5
 	.insn       0x4a44a257	# vrev8.v     v4, v4
@@ -1625,10 +1478,9 @@ asmgen_polyval_init_zvkg:
 	sd          t1, 192(a0)
 	sd          t1, 200(a0)
 	vsetivli    zero, 4, e32, m1, ta, ma
-	.insn       0xa218a177	# vgmul.vv    v2, v1
 	addi        t0, t0, 16
 	/* H^6: f^-1(Hg^6) and its half-sum. */
-	vmv.v.v     v3, v2
+	vmv.v.v     v3, v13
 	.insn       0xa278a1f7	# vgmul.vv    v3, v7
 	vrgather.vv v4, v3, v5
 	.insn       0x4a44a257	# vrev8.v     v4, v4
@@ -1641,10 +1493,9 @@ asmgen_polyval_init_zvkg:
 	sd          t1, 208(a0)
 	sd          t1, 216(a0)
 	vsetivli    zero, 4, e32, m1, ta, ma
-	.insn       0xa218a177	# vgmul.vv    v2, v1
 	addi        t0, t0, 16
 	/* H^7: f^-1(Hg^7) and its half-sum. */
-	vmv.v.v     v3, v2
+	vmv.v.v     v3, v14
 	.insn       0xa278a1f7	# vgmul.vv    v3, v7
 	vrgather.vv v4, v3, v5
 	.insn       0x4a44a257	# vrev8.v     v4, v4
@@ -1657,10 +1508,9 @@ asmgen_polyval_init_zvkg:
 	sd          t1, 224(a0)
 	sd          t1, 232(a0)
 	vsetivli    zero, 4, e32, m1, ta, ma
-	.insn       0xa218a177	# vgmul.vv    v2, v1
 	addi        t0, t0, 16
 	/* H^8: f^-1(Hg^8) and its half-sum. */
-	vmv.v.v     v3, v2
+	vmv.v.v     v3, v15
 	.insn       0xa278a1f7	# vgmul.vv    v3, v7
 	vrgather.vv v4, v3, v5
 	.insn       0x4a44a257	# vrev8.v     v4, v4
@@ -1675,7 +1525,13 @@ asmgen_polyval_init_zvkg:
 	vsetivli    zero, 4, e32, m1, ta, ma
 	/* Clear the key material. */
 	vmv.v.i     v1, 0
-	vmv.v.i     v2, 0
+	vmv.v.i     v9, 0
+	vmv.v.i     v10, 0
+	vmv.v.i     v11, 0
+	vmv.v.i     v12, 0
+	vmv.v.i     v13, 0
+	vmv.v.i     v14, 0
+	vmv.v.i     v15, 0
 	vmv.v.i     v3, 0
 	vmv.v.i     v4, 0
 	vmv.v.i     v8, 0

@@ -17,19 +17,19 @@
  *   void asmgen_polyval_update_avx(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
  *       requires: PCLMULQDQ, AVX
  *   void asmgen_ghash_init_vpclmul_avx2(uint8_t *table, const uint8_t *h);
- *       requires: PCLMULQDQ, AVX, AVX2
+ *       requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ
  *   void asmgen_ghash_update_vpclmul_avx2(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
  *       requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ
  *   void asmgen_polyval_init_vpclmul_avx2(uint8_t *table, const uint8_t *h);
- *       requires: PCLMULQDQ, AVX, AVX2
+ *       requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ
  *   void asmgen_polyval_update_vpclmul_avx2(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
  *       requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ
  *   void asmgen_ghash_init_vpclmul_avx512(uint8_t *table, const uint8_t *h);
- *       requires: PCLMULQDQ, AVX, AVX2
+ *       requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW
  *   void asmgen_ghash_update_vpclmul_avx512(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
  *       requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW
  *   void asmgen_polyval_init_vpclmul_avx512(uint8_t *table, const uint8_t *h);
- *       requires: PCLMULQDQ, AVX, AVX2
+ *       requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW
  *   void asmgen_polyval_update_vpclmul_avx512(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
  *       requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F
  */
@@ -39,9 +39,10 @@
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.
+ * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^64, the zmm set H^9..H^32), from h.
  * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
  * Montgomery domain: H^i = H^(i-1) * H * x^-128).
+ * H^2; then H^3, H^4; then H^5..H^8 = H^1..H^4 * H^4: three dependent products.
  *
  * void asmgen_ghash_init_avx(uint8_t *table, const uint8_t *h);
  * Requires: PCLMULQDQ, AVX
@@ -55,180 +56,149 @@
 asmgen_ghash_init_avx:
 	.cfi_startproc
 	endbr64     	# indirect-branch landing pad (CET IBT)
-	vmovdqa     xmm14, xmmword ptr [rip + .Lconst_polyval_poly]
-	vmovdqa     xmm15, xmmword ptr [rip + .Lconst_byte_reverse]
-	vmovdqu     xmm8, xmmword ptr [rsi]
+	vmovdqu     xmm4, xmmword ptr [rsi]
 	/* GHASH key in POLYVAL form: mulX_POLYVAL(ByteReverse(H)) (RFC 8452, appendix A). */
-	vpshufb     xmm8, xmm8, xmm15
-	vpsllq      xmm5, xmm8, 1
-	vpsrlq      xmm7, xmm8, 63
-	vpslldq     xmm7, xmm7, 8
-	vpor        xmm5, xmm5, xmm7
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpsllq      xmm0, xmm4, 1
+	vpsrlq      xmm1, xmm4, 63
+	vpslldq     xmm1, xmm1, 8
+	vpor        xmm0, xmm0, xmm1
 	/* Constant-time: an all-ones mask from bit 127 selects the polynomial. */
-	vpshufd     xmm7, xmm8, 0xff
-	vpsrad      xmm7, xmm7, 31
-	vpand       xmm7, xmm7, xmm14
-	vpxor       xmm8, xmm5, xmm7
-	vmovdqa     xmm9, xmm8
-	/* H^1 */
-	vmovdqu     xmmword ptr [rdi], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 128], xmm5
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpshufd     xmm1, xmm4, 0xff
+	vpsrad      xmm1, xmm1, 31
+	vpand       xmm1, xmm1, xmmword ptr [rip + .Lconst_polyval_poly]
+	vpxor       xmm4, xmm0, xmm1
+	/* H^1 and its half-sum. */
+	vmovdqu     xmmword ptr [rdi], xmm4
+	vpshufd     xmm3, xmm4, 0x4e
+	vpxor       xmm3, xmm3, xmm4
+	vmovdqu     xmmword ptr [rdi + 128], xmm3
+	/* H^2 = H^1 * H^1, and its half-sum. */
+	vpclmulqdq  xmm0, xmm4, xmm4, 0x00
+	vpclmulqdq  xmm1, xmm4, xmm4, 0x11
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm5, xmm0, xmm1
+	vmovdqu     xmmword ptr [rdi + 16], xmm5
+	vpshufd     xmm3, xmm5, 0x4e
 	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
+	vmovdqu     xmmword ptr [rdi + 144], xmm3
+	/* H^3 = H^2 * H^1, and its half-sum. */
+	vpclmulqdq  xmm0, xmm5, xmm4, 0x00
+	vpclmulqdq  xmm1, xmm5, xmm4, 0x11
+	vpclmulqdq  xmm2, xmm5, xmm4, 0x01
+	vpclmulqdq  xmm3, xmm5, xmm4, 0x10
 	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^2 */
-	vmovdqu     xmmword ptr [rdi + 16], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 144], xmm5
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
+	vpslldq     xmm3, xmm2, 8
+	vpsrldq     xmm2, xmm2, 8
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm1, xmm1, xmm2
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm6, xmm0, xmm1
+	vmovdqu     xmmword ptr [rdi + 32], xmm6
+	vpshufd     xmm3, xmm6, 0x4e
+	vpxor       xmm3, xmm3, xmm6
+	vmovdqu     xmmword ptr [rdi + 160], xmm3
+	/* H^4 = H^2 * H^2, and its half-sum. */
+	vpclmulqdq  xmm0, xmm5, xmm5, 0x00
+	vpclmulqdq  xmm1, xmm5, xmm5, 0x11
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm7, xmm0, xmm1
+	vmovdqu     xmmword ptr [rdi + 48], xmm7
+	vpshufd     xmm3, xmm7, 0x4e
+	vpxor       xmm3, xmm3, xmm7
+	vmovdqu     xmmword ptr [rdi + 176], xmm3
+	/* H^5 = H^4 * H^1, and its half-sum. */
+	vpclmulqdq  xmm0, xmm7, xmm4, 0x00
+	vpclmulqdq  xmm1, xmm7, xmm4, 0x11
+	vpclmulqdq  xmm2, xmm7, xmm4, 0x01
+	vpclmulqdq  xmm3, xmm7, xmm4, 0x10
 	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^3 */
-	vmovdqu     xmmword ptr [rdi + 32], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 160], xmm5
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
+	vpslldq     xmm3, xmm2, 8
+	vpsrldq     xmm2, xmm2, 8
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm1, xmm1, xmm2
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm8, xmm0, xmm1
+	vmovdqu     xmmword ptr [rdi + 64], xmm8
+	vpshufd     xmm3, xmm8, 0x4e
+	vpxor       xmm3, xmm3, xmm8
+	vmovdqu     xmmword ptr [rdi + 192], xmm3
+	/* H^6 = H^4 * H^2, and its half-sum. */
+	vpclmulqdq  xmm0, xmm7, xmm5, 0x00
+	vpclmulqdq  xmm1, xmm7, xmm5, 0x11
+	vpclmulqdq  xmm2, xmm7, xmm5, 0x01
+	vpclmulqdq  xmm3, xmm7, xmm5, 0x10
 	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^4 */
-	vmovdqu     xmmword ptr [rdi + 48], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 176], xmm5
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^5 */
-	vmovdqu     xmmword ptr [rdi + 64], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 192], xmm5
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^6 */
+	vpslldq     xmm3, xmm2, 8
+	vpsrldq     xmm2, xmm2, 8
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm1, xmm1, xmm2
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm9, xmm0, xmm1
 	vmovdqu     xmmword ptr [rdi + 80], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 208], xmm5
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
+	vpshufd     xmm3, xmm9, 0x4e
+	vpxor       xmm3, xmm3, xmm9
+	vmovdqu     xmmword ptr [rdi + 208], xmm3
+	/* H^7 = H^4 * H^3, and its half-sum. */
+	vpclmulqdq  xmm0, xmm7, xmm6, 0x00
+	vpclmulqdq  xmm1, xmm7, xmm6, 0x11
+	vpclmulqdq  xmm2, xmm7, xmm6, 0x01
+	vpclmulqdq  xmm3, xmm7, xmm6, 0x10
 	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^7 */
-	vmovdqu     xmmword ptr [rdi + 96], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 224], xmm5
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^8 */
-	vmovdqu     xmmword ptr [rdi + 112], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 240], xmm5
+	vpslldq     xmm3, xmm2, 8
+	vpsrldq     xmm2, xmm2, 8
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm1, xmm1, xmm2
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm10, xmm0, xmm1
+	vmovdqu     xmmword ptr [rdi + 96], xmm10
+	vpshufd     xmm3, xmm10, 0x4e
+	vpxor       xmm3, xmm3, xmm10
+	vmovdqu     xmmword ptr [rdi + 224], xmm3
+	/* H^8 = H^4 * H^4, and its half-sum. */
+	vpclmulqdq  xmm0, xmm7, xmm7, 0x00
+	vpclmulqdq  xmm1, xmm7, xmm7, 0x11
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm11, xmm0, xmm1
+	vmovdqu     xmmword ptr [rdi + 112], xmm11
+	vpshufd     xmm3, xmm11, 0x4e
+	vpxor       xmm3, xmm3, xmm11
+	vmovdqu     xmmword ptr [rdi + 240], xmm3
 	ret
 	.cfi_endproc
 	.size asmgen_ghash_init_avx, .-asmgen_ghash_init_avx
@@ -420,9 +390,10 @@ asmgen_ghash_update_avx:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.
+ * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^64, the zmm set H^9..H^32), from h.
  * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
  * Montgomery domain: H^i = H^(i-1) * H * x^-128).
+ * H^2; then H^3, H^4; then H^5..H^8 = H^1..H^4 * H^4: three dependent products.
  *
  * void asmgen_polyval_init_avx(uint8_t *table, const uint8_t *h);
  * Requires: PCLMULQDQ, AVX
@@ -436,168 +407,138 @@ asmgen_ghash_update_avx:
 asmgen_polyval_init_avx:
 	.cfi_startproc
 	endbr64     	# indirect-branch landing pad (CET IBT)
-	vmovdqa     xmm14, xmmword ptr [rip + .Lconst_polyval_poly]
-	vmovdqu     xmm8, xmmword ptr [rsi]
-	vmovdqa     xmm9, xmm8
-	/* H^1 */
-	vmovdqu     xmmword ptr [rdi], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 128], xmm5
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vmovdqu     xmm4, xmmword ptr [rsi]
+	/* H^1 and its half-sum. */
+	vmovdqu     xmmword ptr [rdi], xmm4
+	vpshufd     xmm3, xmm4, 0x4e
+	vpxor       xmm3, xmm3, xmm4
+	vmovdqu     xmmword ptr [rdi + 128], xmm3
+	/* H^2 = H^1 * H^1, and its half-sum. */
+	vpclmulqdq  xmm0, xmm4, xmm4, 0x00
+	vpclmulqdq  xmm1, xmm4, xmm4, 0x11
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm5, xmm0, xmm1
+	vmovdqu     xmmword ptr [rdi + 16], xmm5
+	vpshufd     xmm3, xmm5, 0x4e
 	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
+	vmovdqu     xmmword ptr [rdi + 144], xmm3
+	/* H^3 = H^2 * H^1, and its half-sum. */
+	vpclmulqdq  xmm0, xmm5, xmm4, 0x00
+	vpclmulqdq  xmm1, xmm5, xmm4, 0x11
+	vpclmulqdq  xmm2, xmm5, xmm4, 0x01
+	vpclmulqdq  xmm3, xmm5, xmm4, 0x10
 	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^2 */
-	vmovdqu     xmmword ptr [rdi + 16], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 144], xmm5
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
+	vpslldq     xmm3, xmm2, 8
+	vpsrldq     xmm2, xmm2, 8
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm1, xmm1, xmm2
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm6, xmm0, xmm1
+	vmovdqu     xmmword ptr [rdi + 32], xmm6
+	vpshufd     xmm3, xmm6, 0x4e
+	vpxor       xmm3, xmm3, xmm6
+	vmovdqu     xmmword ptr [rdi + 160], xmm3
+	/* H^4 = H^2 * H^2, and its half-sum. */
+	vpclmulqdq  xmm0, xmm5, xmm5, 0x00
+	vpclmulqdq  xmm1, xmm5, xmm5, 0x11
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm7, xmm0, xmm1
+	vmovdqu     xmmword ptr [rdi + 48], xmm7
+	vpshufd     xmm3, xmm7, 0x4e
+	vpxor       xmm3, xmm3, xmm7
+	vmovdqu     xmmword ptr [rdi + 176], xmm3
+	/* H^5 = H^4 * H^1, and its half-sum. */
+	vpclmulqdq  xmm0, xmm7, xmm4, 0x00
+	vpclmulqdq  xmm1, xmm7, xmm4, 0x11
+	vpclmulqdq  xmm2, xmm7, xmm4, 0x01
+	vpclmulqdq  xmm3, xmm7, xmm4, 0x10
 	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^3 */
-	vmovdqu     xmmword ptr [rdi + 32], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 160], xmm5
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
+	vpslldq     xmm3, xmm2, 8
+	vpsrldq     xmm2, xmm2, 8
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm1, xmm1, xmm2
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm8, xmm0, xmm1
+	vmovdqu     xmmword ptr [rdi + 64], xmm8
+	vpshufd     xmm3, xmm8, 0x4e
+	vpxor       xmm3, xmm3, xmm8
+	vmovdqu     xmmword ptr [rdi + 192], xmm3
+	/* H^6 = H^4 * H^2, and its half-sum. */
+	vpclmulqdq  xmm0, xmm7, xmm5, 0x00
+	vpclmulqdq  xmm1, xmm7, xmm5, 0x11
+	vpclmulqdq  xmm2, xmm7, xmm5, 0x01
+	vpclmulqdq  xmm3, xmm7, xmm5, 0x10
 	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^4 */
-	vmovdqu     xmmword ptr [rdi + 48], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 176], xmm5
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^5 */
-	vmovdqu     xmmword ptr [rdi + 64], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 192], xmm5
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^6 */
+	vpslldq     xmm3, xmm2, 8
+	vpsrldq     xmm2, xmm2, 8
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm1, xmm1, xmm2
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm9, xmm0, xmm1
 	vmovdqu     xmmword ptr [rdi + 80], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 208], xmm5
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
+	vpshufd     xmm3, xmm9, 0x4e
+	vpxor       xmm3, xmm3, xmm9
+	vmovdqu     xmmword ptr [rdi + 208], xmm3
+	/* H^7 = H^4 * H^3, and its half-sum. */
+	vpclmulqdq  xmm0, xmm7, xmm6, 0x00
+	vpclmulqdq  xmm1, xmm7, xmm6, 0x11
+	vpclmulqdq  xmm2, xmm7, xmm6, 0x01
+	vpclmulqdq  xmm3, xmm7, xmm6, 0x10
 	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^7 */
-	vmovdqu     xmmword ptr [rdi + 96], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 224], xmm5
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^8 */
-	vmovdqu     xmmword ptr [rdi + 112], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 240], xmm5
+	vpslldq     xmm3, xmm2, 8
+	vpsrldq     xmm2, xmm2, 8
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm1, xmm1, xmm2
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm10, xmm0, xmm1
+	vmovdqu     xmmword ptr [rdi + 96], xmm10
+	vpshufd     xmm3, xmm10, 0x4e
+	vpxor       xmm3, xmm3, xmm10
+	vmovdqu     xmmword ptr [rdi + 224], xmm3
+	/* H^8 = H^4 * H^4, and its half-sum. */
+	vpclmulqdq  xmm0, xmm7, xmm7, 0x00
+	vpclmulqdq  xmm1, xmm7, xmm7, 0x11
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm11, xmm0, xmm1
+	vmovdqu     xmmword ptr [rdi + 112], xmm11
+	vpshufd     xmm3, xmm11, 0x4e
+	vpxor       xmm3, xmm3, xmm11
+	vmovdqu     xmmword ptr [rdi + 240], xmm3
 	ret
 	.cfi_endproc
 	.size asmgen_polyval_init_avx, .-asmgen_polyval_init_avx
@@ -777,14 +718,17 @@ asmgen_polyval_update_avx:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.
+ * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^64, the zmm set H^9..H^32), from h.
  * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
  * Montgomery domain: H^i = H^(i-1) * H * x^-128).
  * Then H^64..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
  * half-sums packed two per 16-byte lane from table[1280] (pairs j and j + 16 in the low and high 64 bits).
+ * H^2 = H^1 squared; then pairs of powers doubled by ymm products against the broadcast highest power
+ * (H^4, H^3 from H^2; H^5..H^8 from H^4; H^9..H^16 from H^8; ...; H^33..H^64 from H^32): six dependent
+ * products.
  *
  * void asmgen_ghash_init_vpclmul_avx2(uint8_t *table, const uint8_t *h);
- * Requires: PCLMULQDQ, AVX, AVX2
+ * Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ
  * ----------------------------------------------------------------------------------------------------
  */
 	.section .text.asmgen_ghash_init_vpclmul_avx2,"ax",@progbits
@@ -795,246 +739,751 @@ asmgen_polyval_update_avx:
 asmgen_ghash_init_vpclmul_avx2:
 	.cfi_startproc
 	endbr64     	# indirect-branch landing pad (CET IBT)
-	vmovdqa     xmm14, xmmword ptr [rip + .Lconst_polyval_poly]
-	vmovdqa     xmm15, xmmword ptr [rip + .Lconst_byte_reverse]
 	vmovdqu     xmm8, xmmword ptr [rsi]
 	/* GHASH key in POLYVAL form: mulX_POLYVAL(ByteReverse(H)) (RFC 8452, appendix A). */
-	vpshufb     xmm8, xmm8, xmm15
-	vpsllq      xmm5, xmm8, 1
-	vpsrlq      xmm7, xmm8, 63
-	vpslldq     xmm7, xmm7, 8
-	vpor        xmm5, xmm5, xmm7
+	vpshufb     xmm8, xmm8, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpsllq      xmm0, xmm8, 1
+	vpsrlq      xmm3, xmm8, 63
+	vpslldq     xmm3, xmm3, 8
+	vpor        xmm0, xmm0, xmm3
 	/* Constant-time: an all-ones mask from bit 127 selects the polynomial. */
-	vpshufd     xmm7, xmm8, 0xff
-	vpsrad      xmm7, xmm7, 31
-	vpand       xmm7, xmm7, xmm14
-	vpxor       xmm8, xmm5, xmm7
-	vmovdqa     xmm9, xmm8
-	/* H^1 */
-	vmovdqu     xmmword ptr [rdi], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 128], xmm5
-	vmovdqu     xmmword ptr [rdi + 1264], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^2 */
-	vmovdqu     xmmword ptr [rdi + 16], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 144], xmm5
-	vmovdqu     xmmword ptr [rdi + 1248], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^3 */
-	vmovdqu     xmmword ptr [rdi + 32], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 160], xmm5
-	vmovdqu     xmmword ptr [rdi + 1232], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^4 */
-	vmovdqu     xmmword ptr [rdi + 48], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 176], xmm5
-	vmovdqu     xmmword ptr [rdi + 1216], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^5 */
-	vmovdqu     xmmword ptr [rdi + 64], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 192], xmm5
-	vmovdqu     xmmword ptr [rdi + 1200], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^6 */
-	vmovdqu     xmmword ptr [rdi + 80], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 208], xmm5
-	vmovdqu     xmmword ptr [rdi + 1184], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^7 */
-	vmovdqu     xmmword ptr [rdi + 96], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 224], xmm5
-	vmovdqu     xmmword ptr [rdi + 1168], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^8 */
-	vmovdqu     xmmword ptr [rdi + 112], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 240], xmm5
-	vmovdqu     xmmword ptr [rdi + 1152], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^9..H^64, each below the one before it in the table's extension. */
-	lea         rax, qword ptr [rdi + 1136]
-	lea         r9, qword ptr [rdi + 240]
-.Lasmgen_ghash_init_vpclmul_avx2_more_powers:
-	vmovdqu     xmmword ptr [rax], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	sub         rax, 16
-	cmp         rax, r9
-	jnz         .Lasmgen_ghash_init_vpclmul_avx2_more_powers
-	/* Half-sums of the pairs [H^(64-2j), H^(63-2j)] (low 64 bits of each lane) and [H^(32-2j), H^(31-2j)] */
-	/* (high), j = 0..15, packed. */
-	mov         rax, rdi
-	lea         r9, qword ptr [rdi + 512]
-.Lasmgen_ghash_init_vpclmul_avx2_pack:
-	vmovdqu     ymm1, ymmword ptr [rax + 256]
-	vpshufd     ymm5, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vmovdqu     ymm2, ymmword ptr [rax + 768]
-	vpshufd     ymm5, ymm2, 0x4e
+	vpshufd     xmm3, xmm8, 0xff
+	vpsrad      xmm3, xmm3, 31
+	vpand       xmm3, xmm3, xmmword ptr [rip + .Lconst_polyval_poly]
+	vpxor       xmm8, xmm0, xmm3
+	/* H^2 = H^1 squared; V_1 = [H^2, H^1]. */
+	vpclmulqdq  xmm0, xmm8, xmm8, 0x00
+	vpclmulqdq  xmm1, xmm8, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm9, xmm0, xmm1
+	vinserti128 ymm4, ymm9, xmm8, 0x01
+	vinserti128 ymm10, ymm9, xmm9, 0x01
+	vpshufd     ymm11, ymm10, 0x4e
+	vpxor       ymm11, ymm11, ymm10
+	/* V_2 = [H^4, H^3] = V_1 * H^2; V_3, V_4 = V_1, V_2 * H^4. */
+	vpshufd     ymm9, ymm4, 0x4e
+	vpxor       ymm9, ymm9, ymm4
+	vpclmulqdq  ymm0, ymm4, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm4, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm5, ymm0, ymm1
+	vinserti128 ymm10, ymm5, xmm5, 0x01
+	vpshufd     ymm11, ymm10, 0x4e
+	vpxor       ymm11, ymm11, ymm10
+	vpshufd     ymm9, ymm4, 0x4e
+	vpxor       ymm9, ymm9, ymm4
+	vpclmulqdq  ymm0, ymm4, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm4, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm6, ymm0, ymm1
+	vpshufd     ymm9, ymm5, 0x4e
+	vpxor       ymm9, ymm9, ymm5
+	vpclmulqdq  ymm0, ymm5, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm5, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm7, ymm0, ymm1
+	vinserti128 ymm10, ymm7, xmm7, 0x01
+	vpshufd     ymm11, ymm10, 0x4e
+	vpxor       ymm11, ymm11, ymm10
+	/* The base (the pairs' lanes, lower first) and the extension's H^8..H^1. */
+	vmovdqu     ymmword ptr [rdi + 1248], ymm4
+	vpshufd     ymm2, ymm4, 0x4e
+	vpxor       ymm2, ymm2, ymm4
+	vmovdqu     xmmword ptr [rdi + 16], xmm4
+	vextracti128 xmm3, ymm4, 0x01
+	vmovdqu     xmmword ptr [rdi], xmm3
+	vmovdqu     xmmword ptr [rdi + 144], xmm2
+	vextracti128 xmm3, ymm2, 0x01
+	vmovdqu     xmmword ptr [rdi + 128], xmm3
+	vmovdqu     ymmword ptr [rdi + 1216], ymm5
+	vpshufd     ymm2, ymm5, 0x4e
 	vpxor       ymm2, ymm2, ymm5
-	vpunpcklqdq ymm1, ymm1, ymm2
-	vmovdqu     ymmword ptr [rax + 1280], ymm1
-	add         rax, 32
-	cmp         rax, r9
-	jnz         .Lasmgen_ghash_init_vpclmul_avx2_pack
+	vmovdqu     xmmword ptr [rdi + 48], xmm5
+	vextracti128 xmm3, ymm5, 0x01
+	vmovdqu     xmmword ptr [rdi + 32], xmm3
+	vmovdqu     xmmword ptr [rdi + 176], xmm2
+	vextracti128 xmm3, ymm2, 0x01
+	vmovdqu     xmmword ptr [rdi + 160], xmm3
+	vmovdqu     ymmword ptr [rdi + 1184], ymm6
+	vpshufd     ymm2, ymm6, 0x4e
+	vpxor       ymm2, ymm2, ymm6
+	vmovdqu     xmmword ptr [rdi + 80], xmm6
+	vextracti128 xmm3, ymm6, 0x01
+	vmovdqu     xmmword ptr [rdi + 64], xmm3
+	vmovdqu     xmmword ptr [rdi + 208], xmm2
+	vextracti128 xmm3, ymm2, 0x01
+	vmovdqu     xmmword ptr [rdi + 192], xmm3
+	vmovdqu     ymmword ptr [rdi + 1152], ymm7
+	vpshufd     ymm2, ymm7, 0x4e
+	vpxor       ymm2, ymm2, ymm7
+	vmovdqu     xmmword ptr [rdi + 112], xmm7
+	vextracti128 xmm3, ymm7, 0x01
+	vmovdqu     xmmword ptr [rdi + 96], xmm3
+	vmovdqu     xmmword ptr [rdi + 240], xmm2
+	vextracti128 xmm3, ymm2, 0x01
+	vmovdqu     xmmword ptr [rdi + 224], xmm3
+	/* H^9..H^16: the pairs of H^1..H^8 times H^8 in both lanes. */
+	vpshufd     ymm9, ymm4, 0x4e
+	vpxor       ymm9, ymm9, ymm4
+	vpclmulqdq  ymm0, ymm4, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm4, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 1120], ymm0
+	vpshufd     ymm9, ymm5, 0x4e
+	vpxor       ymm9, ymm9, ymm5
+	vpclmulqdq  ymm0, ymm5, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm5, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 1088], ymm0
+	vpshufd     ymm9, ymm6, 0x4e
+	vpxor       ymm9, ymm9, ymm6
+	vpclmulqdq  ymm0, ymm6, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm6, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 1056], ymm0
+	vpshufd     ymm9, ymm7, 0x4e
+	vpxor       ymm9, ymm9, ymm7
+	vpclmulqdq  ymm0, ymm7, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm7, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 1024], ymm0
+	vinserti128 ymm10, ymm0, xmm0, 0x01
+	vpshufd     ymm11, ymm10, 0x4e
+	vpxor       ymm11, ymm11, ymm10
+	/* H^17..H^32: the pairs of H^1..H^16 times H^16 in both lanes. */
+	vpshufd     ymm9, ymm4, 0x4e
+	vpxor       ymm9, ymm9, ymm4
+	vpclmulqdq  ymm0, ymm4, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm4, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 992], ymm0
+	vpshufd     ymm9, ymm5, 0x4e
+	vpxor       ymm9, ymm9, ymm5
+	vpclmulqdq  ymm0, ymm5, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm5, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 960], ymm0
+	vpshufd     ymm9, ymm6, 0x4e
+	vpxor       ymm9, ymm9, ymm6
+	vpclmulqdq  ymm0, ymm6, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm6, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 928], ymm0
+	vpshufd     ymm9, ymm7, 0x4e
+	vpxor       ymm9, ymm9, ymm7
+	vpclmulqdq  ymm0, ymm7, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm7, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 896], ymm0
+	vmovdqu     ymm8, ymmword ptr [rdi + 1120]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 864], ymm0
+	vmovdqu     ymm8, ymmword ptr [rdi + 1088]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 832], ymm0
+	vmovdqu     ymm8, ymmword ptr [rdi + 1056]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 800], ymm0
+	vmovdqu     ymm8, ymmword ptr [rdi + 1024]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 768], ymm0
+	vinserti128 ymm10, ymm0, xmm0, 0x01
+	vpshufd     ymm11, ymm10, 0x4e
+	vpxor       ymm11, ymm11, ymm10
+	/* H^33..H^64: the pairs of H^1..H^32 times H^32 in both lanes. */
+	vpshufd     ymm9, ymm4, 0x4e
+	vpxor       ymm9, ymm9, ymm4
+	vpclmulqdq  ymm0, ymm4, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm4, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 736], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rdi + 1760], ymm3
+	vpshufd     ymm9, ymm5, 0x4e
+	vpxor       ymm9, ymm9, ymm5
+	vpclmulqdq  ymm0, ymm5, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm5, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 704], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rdi + 1728], ymm3
+	vpshufd     ymm9, ymm6, 0x4e
+	vpxor       ymm9, ymm9, ymm6
+	vpclmulqdq  ymm0, ymm6, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm6, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 672], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rdi + 1696], ymm3
+	vpshufd     ymm9, ymm7, 0x4e
+	vpxor       ymm9, ymm9, ymm7
+	vpclmulqdq  ymm0, ymm7, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm7, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 640], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rdi + 1664], ymm3
+	vmovdqu     ymm8, ymmword ptr [rdi + 1120]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 608], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rdi + 1632], ymm3
+	vmovdqu     ymm8, ymmword ptr [rdi + 1088]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 576], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rdi + 1600], ymm3
+	vmovdqu     ymm8, ymmword ptr [rdi + 1056]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 544], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rdi + 1568], ymm3
+	vmovdqu     ymm8, ymmword ptr [rdi + 1024]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 512], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rdi + 1536], ymm3
+	vmovdqu     ymm8, ymmword ptr [rdi + 992]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 480], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rdi + 1504], ymm3
+	vmovdqu     ymm8, ymmword ptr [rdi + 960]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 448], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rdi + 1472], ymm3
+	vmovdqu     ymm8, ymmword ptr [rdi + 928]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 416], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rdi + 1440], ymm3
+	vmovdqu     ymm8, ymmword ptr [rdi + 896]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 384], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rdi + 1408], ymm3
+	vmovdqu     ymm8, ymmword ptr [rdi + 864]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 352], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rdi + 1376], ymm3
+	vmovdqu     ymm8, ymmword ptr [rdi + 832]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 320], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rdi + 1344], ymm3
+	vmovdqu     ymm8, ymmword ptr [rdi + 800]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 288], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rdi + 1312], ymm3
+	vmovdqu     ymm8, ymmword ptr [rdi + 768]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 256], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rdi + 1280], ymm3
 	vzeroupper
 	ret
 	.cfi_endproc
@@ -1991,14 +2440,17 @@ asmgen_ghash_update_vpclmul_avx2:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.
+ * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^64, the zmm set H^9..H^32), from h.
  * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
  * Montgomery domain: H^i = H^(i-1) * H * x^-128).
  * Then H^64..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
  * half-sums packed two per 16-byte lane from table[1280] (pairs j and j + 16 in the low and high 64 bits).
+ * H^2 = H^1 squared; then pairs of powers doubled by ymm products against the broadcast highest power
+ * (H^4, H^3 from H^2; H^5..H^8 from H^4; H^9..H^16 from H^8; ...; H^33..H^64 from H^32): six dependent
+ * products.
  *
  * void asmgen_polyval_init_vpclmul_avx2(uint8_t *table, const uint8_t *h);
- * Requires: PCLMULQDQ, AVX, AVX2
+ * Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ
  * ----------------------------------------------------------------------------------------------------
  */
 	.section .text.asmgen_polyval_init_vpclmul_avx2,"ax",@progbits
@@ -2009,234 +2461,740 @@ asmgen_ghash_update_vpclmul_avx2:
 asmgen_polyval_init_vpclmul_avx2:
 	.cfi_startproc
 	endbr64     	# indirect-branch landing pad (CET IBT)
-	vmovdqa     xmm14, xmmword ptr [rip + .Lconst_polyval_poly]
 	vmovdqu     xmm8, xmmword ptr [rsi]
-	vmovdqa     xmm9, xmm8
-	/* H^1 */
-	vmovdqu     xmmword ptr [rdi], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 128], xmm5
-	vmovdqu     xmmword ptr [rdi + 1264], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^2 */
-	vmovdqu     xmmword ptr [rdi + 16], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 144], xmm5
-	vmovdqu     xmmword ptr [rdi + 1248], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^3 */
-	vmovdqu     xmmword ptr [rdi + 32], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 160], xmm5
-	vmovdqu     xmmword ptr [rdi + 1232], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^4 */
-	vmovdqu     xmmword ptr [rdi + 48], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 176], xmm5
-	vmovdqu     xmmword ptr [rdi + 1216], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^5 */
-	vmovdqu     xmmword ptr [rdi + 64], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 192], xmm5
-	vmovdqu     xmmword ptr [rdi + 1200], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^6 */
-	vmovdqu     xmmword ptr [rdi + 80], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 208], xmm5
-	vmovdqu     xmmword ptr [rdi + 1184], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^7 */
-	vmovdqu     xmmword ptr [rdi + 96], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 224], xmm5
-	vmovdqu     xmmword ptr [rdi + 1168], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^8 */
-	vmovdqu     xmmword ptr [rdi + 112], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 240], xmm5
-	vmovdqu     xmmword ptr [rdi + 1152], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^9..H^64, each below the one before it in the table's extension. */
-	lea         rax, qword ptr [rdi + 1136]
-	lea         r9, qword ptr [rdi + 240]
-.Lasmgen_polyval_init_vpclmul_avx2_more_powers:
-	vmovdqu     xmmword ptr [rax], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	sub         rax, 16
-	cmp         rax, r9
-	jnz         .Lasmgen_polyval_init_vpclmul_avx2_more_powers
-	/* Half-sums of the pairs [H^(64-2j), H^(63-2j)] (low 64 bits of each lane) and [H^(32-2j), H^(31-2j)] */
-	/* (high), j = 0..15, packed. */
-	mov         rax, rdi
-	lea         r9, qword ptr [rdi + 512]
-.Lasmgen_polyval_init_vpclmul_avx2_pack:
-	vmovdqu     ymm1, ymmword ptr [rax + 256]
-	vpshufd     ymm5, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vmovdqu     ymm2, ymmword ptr [rax + 768]
-	vpshufd     ymm5, ymm2, 0x4e
+	/* H^2 = H^1 squared; V_1 = [H^2, H^1]. */
+	vpclmulqdq  xmm0, xmm8, xmm8, 0x00
+	vpclmulqdq  xmm1, xmm8, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm9, xmm0, xmm1
+	vinserti128 ymm4, ymm9, xmm8, 0x01
+	vinserti128 ymm10, ymm9, xmm9, 0x01
+	vpshufd     ymm11, ymm10, 0x4e
+	vpxor       ymm11, ymm11, ymm10
+	/* V_2 = [H^4, H^3] = V_1 * H^2; V_3, V_4 = V_1, V_2 * H^4. */
+	vpshufd     ymm9, ymm4, 0x4e
+	vpxor       ymm9, ymm9, ymm4
+	vpclmulqdq  ymm0, ymm4, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm4, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm5, ymm0, ymm1
+	vinserti128 ymm10, ymm5, xmm5, 0x01
+	vpshufd     ymm11, ymm10, 0x4e
+	vpxor       ymm11, ymm11, ymm10
+	vpshufd     ymm9, ymm4, 0x4e
+	vpxor       ymm9, ymm9, ymm4
+	vpclmulqdq  ymm0, ymm4, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm4, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm6, ymm0, ymm1
+	vpshufd     ymm9, ymm5, 0x4e
+	vpxor       ymm9, ymm9, ymm5
+	vpclmulqdq  ymm0, ymm5, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm5, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm7, ymm0, ymm1
+	vinserti128 ymm10, ymm7, xmm7, 0x01
+	vpshufd     ymm11, ymm10, 0x4e
+	vpxor       ymm11, ymm11, ymm10
+	/* The base (the pairs' lanes, lower first) and the extension's H^8..H^1. */
+	vmovdqu     ymmword ptr [rdi + 1248], ymm4
+	vpshufd     ymm2, ymm4, 0x4e
+	vpxor       ymm2, ymm2, ymm4
+	vmovdqu     xmmword ptr [rdi + 16], xmm4
+	vextracti128 xmm3, ymm4, 0x01
+	vmovdqu     xmmword ptr [rdi], xmm3
+	vmovdqu     xmmword ptr [rdi + 144], xmm2
+	vextracti128 xmm3, ymm2, 0x01
+	vmovdqu     xmmword ptr [rdi + 128], xmm3
+	vmovdqu     ymmword ptr [rdi + 1216], ymm5
+	vpshufd     ymm2, ymm5, 0x4e
 	vpxor       ymm2, ymm2, ymm5
-	vpunpcklqdq ymm1, ymm1, ymm2
-	vmovdqu     ymmword ptr [rax + 1280], ymm1
-	add         rax, 32
-	cmp         rax, r9
-	jnz         .Lasmgen_polyval_init_vpclmul_avx2_pack
+	vmovdqu     xmmword ptr [rdi + 48], xmm5
+	vextracti128 xmm3, ymm5, 0x01
+	vmovdqu     xmmword ptr [rdi + 32], xmm3
+	vmovdqu     xmmword ptr [rdi + 176], xmm2
+	vextracti128 xmm3, ymm2, 0x01
+	vmovdqu     xmmword ptr [rdi + 160], xmm3
+	vmovdqu     ymmword ptr [rdi + 1184], ymm6
+	vpshufd     ymm2, ymm6, 0x4e
+	vpxor       ymm2, ymm2, ymm6
+	vmovdqu     xmmword ptr [rdi + 80], xmm6
+	vextracti128 xmm3, ymm6, 0x01
+	vmovdqu     xmmword ptr [rdi + 64], xmm3
+	vmovdqu     xmmword ptr [rdi + 208], xmm2
+	vextracti128 xmm3, ymm2, 0x01
+	vmovdqu     xmmword ptr [rdi + 192], xmm3
+	vmovdqu     ymmword ptr [rdi + 1152], ymm7
+	vpshufd     ymm2, ymm7, 0x4e
+	vpxor       ymm2, ymm2, ymm7
+	vmovdqu     xmmword ptr [rdi + 112], xmm7
+	vextracti128 xmm3, ymm7, 0x01
+	vmovdqu     xmmword ptr [rdi + 96], xmm3
+	vmovdqu     xmmword ptr [rdi + 240], xmm2
+	vextracti128 xmm3, ymm2, 0x01
+	vmovdqu     xmmword ptr [rdi + 224], xmm3
+	/* H^9..H^16: the pairs of H^1..H^8 times H^8 in both lanes. */
+	vpshufd     ymm9, ymm4, 0x4e
+	vpxor       ymm9, ymm9, ymm4
+	vpclmulqdq  ymm0, ymm4, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm4, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 1120], ymm0
+	vpshufd     ymm9, ymm5, 0x4e
+	vpxor       ymm9, ymm9, ymm5
+	vpclmulqdq  ymm0, ymm5, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm5, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 1088], ymm0
+	vpshufd     ymm9, ymm6, 0x4e
+	vpxor       ymm9, ymm9, ymm6
+	vpclmulqdq  ymm0, ymm6, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm6, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 1056], ymm0
+	vpshufd     ymm9, ymm7, 0x4e
+	vpxor       ymm9, ymm9, ymm7
+	vpclmulqdq  ymm0, ymm7, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm7, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 1024], ymm0
+	vinserti128 ymm10, ymm0, xmm0, 0x01
+	vpshufd     ymm11, ymm10, 0x4e
+	vpxor       ymm11, ymm11, ymm10
+	/* H^17..H^32: the pairs of H^1..H^16 times H^16 in both lanes. */
+	vpshufd     ymm9, ymm4, 0x4e
+	vpxor       ymm9, ymm9, ymm4
+	vpclmulqdq  ymm0, ymm4, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm4, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 992], ymm0
+	vpshufd     ymm9, ymm5, 0x4e
+	vpxor       ymm9, ymm9, ymm5
+	vpclmulqdq  ymm0, ymm5, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm5, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 960], ymm0
+	vpshufd     ymm9, ymm6, 0x4e
+	vpxor       ymm9, ymm9, ymm6
+	vpclmulqdq  ymm0, ymm6, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm6, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 928], ymm0
+	vpshufd     ymm9, ymm7, 0x4e
+	vpxor       ymm9, ymm9, ymm7
+	vpclmulqdq  ymm0, ymm7, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm7, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 896], ymm0
+	vmovdqu     ymm8, ymmword ptr [rdi + 1120]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 864], ymm0
+	vmovdqu     ymm8, ymmword ptr [rdi + 1088]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 832], ymm0
+	vmovdqu     ymm8, ymmword ptr [rdi + 1056]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 800], ymm0
+	vmovdqu     ymm8, ymmword ptr [rdi + 1024]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 768], ymm0
+	vinserti128 ymm10, ymm0, xmm0, 0x01
+	vpshufd     ymm11, ymm10, 0x4e
+	vpxor       ymm11, ymm11, ymm10
+	/* H^33..H^64: the pairs of H^1..H^32 times H^32 in both lanes. */
+	vpshufd     ymm9, ymm4, 0x4e
+	vpxor       ymm9, ymm9, ymm4
+	vpclmulqdq  ymm0, ymm4, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm4, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 736], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rdi + 1760], ymm3
+	vpshufd     ymm9, ymm5, 0x4e
+	vpxor       ymm9, ymm9, ymm5
+	vpclmulqdq  ymm0, ymm5, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm5, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 704], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rdi + 1728], ymm3
+	vpshufd     ymm9, ymm6, 0x4e
+	vpxor       ymm9, ymm9, ymm6
+	vpclmulqdq  ymm0, ymm6, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm6, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 672], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rdi + 1696], ymm3
+	vpshufd     ymm9, ymm7, 0x4e
+	vpxor       ymm9, ymm9, ymm7
+	vpclmulqdq  ymm0, ymm7, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm7, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 640], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rdi + 1664], ymm3
+	vmovdqu     ymm8, ymmword ptr [rdi + 1120]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 608], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rdi + 1632], ymm3
+	vmovdqu     ymm8, ymmword ptr [rdi + 1088]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 576], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rdi + 1600], ymm3
+	vmovdqu     ymm8, ymmword ptr [rdi + 1056]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 544], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rdi + 1568], ymm3
+	vmovdqu     ymm8, ymmword ptr [rdi + 1024]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 512], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rdi + 1536], ymm3
+	vmovdqu     ymm8, ymmword ptr [rdi + 992]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 480], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rdi + 1504], ymm3
+	vmovdqu     ymm8, ymmword ptr [rdi + 960]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 448], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rdi + 1472], ymm3
+	vmovdqu     ymm8, ymmword ptr [rdi + 928]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 416], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rdi + 1440], ymm3
+	vmovdqu     ymm8, ymmword ptr [rdi + 896]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 384], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rdi + 1408], ymm3
+	vmovdqu     ymm8, ymmword ptr [rdi + 864]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 352], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rdi + 1376], ymm3
+	vmovdqu     ymm8, ymmword ptr [rdi + 832]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 320], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rdi + 1344], ymm3
+	vmovdqu     ymm8, ymmword ptr [rdi + 800]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 288], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rdi + 1312], ymm3
+	vmovdqu     ymm8, ymmword ptr [rdi + 768]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, ymmword ptr [rip + .Lconst_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     ymmword ptr [rdi + 256], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     ymmword ptr [rdi + 1280], ymm3
 	vzeroupper
 	ret
 	.cfi_endproc
@@ -3076,14 +4034,18 @@ asmgen_polyval_update_vpclmul_avx2:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.
+ * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^64, the zmm set H^9..H^32), from h.
  * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
  * Montgomery domain: H^i = H^(i-1) * H * x^-128).
- * Then H^64..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
- * half-sums packed two per 16-byte lane from table[1280] (pairs j and j + 16 in the low and high 64 bits).
+ * Then the part of the ymm set's table extension this set reads: H^32..H^1 from table[768] (highest
+ * first) and their half-sums in both 64-bit halves of the 16-byte lanes from table[1280] (the ymm set's
+ * high halves; its low halves hold other powers' half-sums there). H^2 = H^1 squared; then groups of
+ * four powers doubled by zmm products against the broadcast highest power (H^4, H^3 from H^2; H^5..H^8
+ * from H^4; H^9..H^16 from H^8; H^17..H^32 from H^16): five dependent products.
+ * table[256..768] (the ymm set's H^64..H^33) is left as it was: the table is not the ymm set's.
  *
  * void asmgen_ghash_init_vpclmul_avx512(uint8_t *table, const uint8_t *h);
- * Requires: PCLMULQDQ, AVX, AVX2
+ * Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW
  * ----------------------------------------------------------------------------------------------------
  */
 	.section .text.asmgen_ghash_init_vpclmul_avx512,"ax",@progbits
@@ -3094,246 +4056,231 @@ asmgen_polyval_update_vpclmul_avx2:
 asmgen_ghash_init_vpclmul_avx512:
 	.cfi_startproc
 	endbr64     	# indirect-branch landing pad (CET IBT)
-	vmovdqa     xmm14, xmmword ptr [rip + .Lconst_polyval_poly]
-	vmovdqa     xmm15, xmmword ptr [rip + .Lconst_byte_reverse]
-	vmovdqu     xmm8, xmmword ptr [rsi]
+	vmovdqu     xmm4, xmmword ptr [rsi]
 	/* GHASH key in POLYVAL form: mulX_POLYVAL(ByteReverse(H)) (RFC 8452, appendix A). */
-	vpshufb     xmm8, xmm8, xmm15
-	vpsllq      xmm5, xmm8, 1
-	vpsrlq      xmm7, xmm8, 63
-	vpslldq     xmm7, xmm7, 8
-	vpor        xmm5, xmm5, xmm7
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpsllq      xmm0, xmm4, 1
+	vpsrlq      xmm3, xmm4, 63
+	vpslldq     xmm3, xmm3, 8
+	vpor        xmm0, xmm0, xmm3
 	/* Constant-time: an all-ones mask from bit 127 selects the polynomial. */
-	vpshufd     xmm7, xmm8, 0xff
-	vpsrad      xmm7, xmm7, 31
-	vpand       xmm7, xmm7, xmm14
-	vpxor       xmm8, xmm5, xmm7
-	vmovdqa     xmm9, xmm8
-	/* H^1 */
-	vmovdqu     xmmword ptr [rdi], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 128], xmm5
-	vmovdqu     xmmword ptr [rdi + 1264], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^2 */
-	vmovdqu     xmmword ptr [rdi + 16], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 144], xmm5
-	vmovdqu     xmmword ptr [rdi + 1248], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^3 */
-	vmovdqu     xmmword ptr [rdi + 32], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 160], xmm5
-	vmovdqu     xmmword ptr [rdi + 1232], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^4 */
-	vmovdqu     xmmword ptr [rdi + 48], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 176], xmm5
-	vmovdqu     xmmword ptr [rdi + 1216], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^5 */
-	vmovdqu     xmmword ptr [rdi + 64], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 192], xmm5
-	vmovdqu     xmmword ptr [rdi + 1200], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^6 */
-	vmovdqu     xmmword ptr [rdi + 80], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 208], xmm5
-	vmovdqu     xmmword ptr [rdi + 1184], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^7 */
-	vmovdqu     xmmword ptr [rdi + 96], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 224], xmm5
-	vmovdqu     xmmword ptr [rdi + 1168], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^8 */
-	vmovdqu     xmmword ptr [rdi + 112], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 240], xmm5
-	vmovdqu     xmmword ptr [rdi + 1152], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^9..H^64, each below the one before it in the table's extension. */
-	lea         rax, qword ptr [rdi + 1136]
-	lea         r9, qword ptr [rdi + 240]
-.Lasmgen_ghash_init_vpclmul_avx512_more_powers:
-	vmovdqu     xmmword ptr [rax], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	sub         rax, 16
-	cmp         rax, r9
-	jnz         .Lasmgen_ghash_init_vpclmul_avx512_more_powers
-	/* Half-sums of the pairs [H^(64-2j), H^(63-2j)] (low 64 bits of each lane) and [H^(32-2j), H^(31-2j)] */
-	/* (high), j = 0..15, packed. */
-	mov         rax, rdi
-	lea         r9, qword ptr [rdi + 512]
-.Lasmgen_ghash_init_vpclmul_avx512_pack:
-	vmovdqu     ymm1, ymmword ptr [rax + 256]
-	vpshufd     ymm5, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vmovdqu     ymm2, ymmword ptr [rax + 768]
-	vpshufd     ymm5, ymm2, 0x4e
-	vpxor       ymm2, ymm2, ymm5
-	vpunpcklqdq ymm1, ymm1, ymm2
-	vmovdqu     ymmword ptr [rax + 1280], ymm1
-	add         rax, 32
-	cmp         rax, r9
-	jnz         .Lasmgen_ghash_init_vpclmul_avx512_pack
+	vpshufd     xmm3, xmm4, 0xff
+	vpsrad      xmm3, xmm3, 31
+	vpand       xmm3, xmm3, xmmword ptr [rip + .Lconst_polyval_poly]
+	vpxor       xmm4, xmm0, xmm3
+	/* H^2 = H^1 squared; [H^2, H^1] (VEX: the upper lanes zero). */
+	vpclmulqdq  xmm0, xmm4, xmm4, 0x00
+	vpclmulqdq  xmm1, xmm4, xmm4, 0x11
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm5, xmm0, xmm1
+	vinserti128 ymm5, ymm5, xmm4, 0x01
+	vbroadcasti32x4 zmm26, xmmword ptr [rip + .Lconst_polyval_poly]
+	vshufi64x2  zmm24, zmm5, zmm5, 0x00
+	vpshufd     zmm25, zmm24, 0x4e
+	vpxorq      zmm25, zmm25, zmm24
+	/* Z_1 = [H^4, H^3] = [H^2, H^1] * H^2, then [H^2, H^1] above; Z_2 = Z_1 * H^4. */
+	vpshufd     zmm27, zmm5, 0x4e
+	vpxorq      zmm27, zmm27, zmm5
+	vpclmulqdq  zmm0, zmm5, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm5, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm16, zmm0, zmm1
+	vinserti64x4 zmm16, zmm16, ymm5, 0x01
+	vshufi64x2  zmm24, zmm16, zmm16, 0x00
+	vpshufd     zmm25, zmm24, 0x4e
+	vpxorq      zmm25, zmm25, zmm24
+	vpshufd     zmm27, zmm16, 0x4e
+	vpxorq      zmm27, zmm27, zmm16
+	vpclmulqdq  zmm0, zmm16, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm16, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm17, zmm0, zmm1
+	vshufi64x2  zmm24, zmm17, zmm17, 0x00
+	vpshufd     zmm25, zmm24, 0x4e
+	vpxorq      zmm25, zmm25, zmm24
+	/* H^9..H^16: the groups of H^1..H^8 times H^8 in every lane. */
+	vpshufd     zmm27, zmm16, 0x4e
+	vpxorq      zmm27, zmm27, zmm16
+	vpclmulqdq  zmm0, zmm16, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm16, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm18, zmm0, zmm1
+	vpshufd     zmm27, zmm17, 0x4e
+	vpxorq      zmm27, zmm27, zmm17
+	vpclmulqdq  zmm0, zmm17, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm17, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm19, zmm0, zmm1
+	vshufi64x2  zmm24, zmm19, zmm19, 0x00
+	vpshufd     zmm25, zmm24, 0x4e
+	vpxorq      zmm25, zmm25, zmm24
+	/* H^17..H^32: the groups of H^1..H^16 times H^16 in every lane. */
+	vpshufd     zmm27, zmm16, 0x4e
+	vpxorq      zmm27, zmm27, zmm16
+	vpclmulqdq  zmm0, zmm16, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm16, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm20, zmm0, zmm1
+	vpshufd     zmm27, zmm17, 0x4e
+	vpxorq      zmm27, zmm27, zmm17
+	vpclmulqdq  zmm0, zmm17, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm17, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm21, zmm0, zmm1
+	vpshufd     zmm27, zmm18, 0x4e
+	vpxorq      zmm27, zmm27, zmm18
+	vpclmulqdq  zmm0, zmm18, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm18, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm22, zmm0, zmm1
+	vpshufd     zmm27, zmm19, 0x4e
+	vpxorq      zmm27, zmm27, zmm19
+	vpclmulqdq  zmm0, zmm19, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm19, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm23, zmm0, zmm1
+	/* Stores: the base (H^1..H^8 and their half-sums, lowest first), each group's powers and half-sums. */
+	vmovdqu64   zmmword ptr [rdi + 1216], zmm16
+	vpshufd     zmm3, zmm16, 0x4e
+	vpxorq      zmm3, zmm3, zmm16
+	vmovdqu64   zmmword ptr [rdi + 1728], zmm3
+	vshufi64x2  zmm1, zmm16, zmm16, 0x1b
+	vmovdqu64   zmmword ptr [rdi], zmm1
+	vshufi64x2  zmm1, zmm3, zmm3, 0x1b
+	vmovdqu64   zmmword ptr [rdi + 128], zmm1
+	vmovdqu64   zmmword ptr [rdi + 1152], zmm17
+	vpshufd     zmm3, zmm17, 0x4e
+	vpxorq      zmm3, zmm3, zmm17
+	vmovdqu64   zmmword ptr [rdi + 1664], zmm3
+	vshufi64x2  zmm1, zmm17, zmm17, 0x1b
+	vmovdqu64   zmmword ptr [rdi + 64], zmm1
+	vshufi64x2  zmm1, zmm3, zmm3, 0x1b
+	vmovdqu64   zmmword ptr [rdi + 192], zmm1
+	vmovdqu64   zmmword ptr [rdi + 1088], zmm18
+	vpshufd     zmm3, zmm18, 0x4e
+	vpxorq      zmm3, zmm3, zmm18
+	vmovdqu64   zmmword ptr [rdi + 1600], zmm3
+	vmovdqu64   zmmword ptr [rdi + 1024], zmm19
+	vpshufd     zmm3, zmm19, 0x4e
+	vpxorq      zmm3, zmm3, zmm19
+	vmovdqu64   zmmword ptr [rdi + 1536], zmm3
+	vmovdqu64   zmmword ptr [rdi + 960], zmm20
+	vpshufd     zmm3, zmm20, 0x4e
+	vpxorq      zmm3, zmm3, zmm20
+	vmovdqu64   zmmword ptr [rdi + 1472], zmm3
+	vmovdqu64   zmmword ptr [rdi + 896], zmm21
+	vpshufd     zmm3, zmm21, 0x4e
+	vpxorq      zmm3, zmm3, zmm21
+	vmovdqu64   zmmword ptr [rdi + 1408], zmm3
+	vmovdqu64   zmmword ptr [rdi + 832], zmm22
+	vpshufd     zmm3, zmm22, 0x4e
+	vpxorq      zmm3, zmm3, zmm22
+	vmovdqu64   zmmword ptr [rdi + 1344], zmm3
+	vmovdqu64   zmmword ptr [rdi + 768], zmm23
+	vpshufd     zmm3, zmm23, 0x4e
+	vpxorq      zmm3, zmm3, zmm23
+	vmovdqu64   zmmword ptr [rdi + 1280], zmm3
 	vzeroupper
 	ret
 	.cfi_endproc
@@ -3763,14 +4710,18 @@ asmgen_ghash_update_vpclmul_avx512:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.
+ * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^64, the zmm set H^9..H^32), from h.
  * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
  * Montgomery domain: H^i = H^(i-1) * H * x^-128).
- * Then H^64..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
- * half-sums packed two per 16-byte lane from table[1280] (pairs j and j + 16 in the low and high 64 bits).
+ * Then the part of the ymm set's table extension this set reads: H^32..H^1 from table[768] (highest
+ * first) and their half-sums in both 64-bit halves of the 16-byte lanes from table[1280] (the ymm set's
+ * high halves; its low halves hold other powers' half-sums there). H^2 = H^1 squared; then groups of
+ * four powers doubled by zmm products against the broadcast highest power (H^4, H^3 from H^2; H^5..H^8
+ * from H^4; H^9..H^16 from H^8; H^17..H^32 from H^16): five dependent products.
+ * table[256..768] (the ymm set's H^64..H^33) is left as it was: the table is not the ymm set's.
  *
  * void asmgen_polyval_init_vpclmul_avx512(uint8_t *table, const uint8_t *h);
- * Requires: PCLMULQDQ, AVX, AVX2
+ * Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW
  * ----------------------------------------------------------------------------------------------------
  */
 	.section .text.asmgen_polyval_init_vpclmul_avx512,"ax",@progbits
@@ -3781,234 +4732,220 @@ asmgen_ghash_update_vpclmul_avx512:
 asmgen_polyval_init_vpclmul_avx512:
 	.cfi_startproc
 	endbr64     	# indirect-branch landing pad (CET IBT)
-	vmovdqa     xmm14, xmmword ptr [rip + .Lconst_polyval_poly]
-	vmovdqu     xmm8, xmmword ptr [rsi]
-	vmovdqa     xmm9, xmm8
-	/* H^1 */
-	vmovdqu     xmmword ptr [rdi], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 128], xmm5
-	vmovdqu     xmmword ptr [rdi + 1264], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^2 */
-	vmovdqu     xmmword ptr [rdi + 16], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 144], xmm5
-	vmovdqu     xmmword ptr [rdi + 1248], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^3 */
-	vmovdqu     xmmword ptr [rdi + 32], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 160], xmm5
-	vmovdqu     xmmword ptr [rdi + 1232], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^4 */
-	vmovdqu     xmmword ptr [rdi + 48], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 176], xmm5
-	vmovdqu     xmmword ptr [rdi + 1216], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^5 */
-	vmovdqu     xmmword ptr [rdi + 64], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 192], xmm5
-	vmovdqu     xmmword ptr [rdi + 1200], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^6 */
-	vmovdqu     xmmword ptr [rdi + 80], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 208], xmm5
-	vmovdqu     xmmword ptr [rdi + 1184], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^7 */
-	vmovdqu     xmmword ptr [rdi + 96], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 224], xmm5
-	vmovdqu     xmmword ptr [rdi + 1168], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^8 */
-	vmovdqu     xmmword ptr [rdi + 112], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     xmmword ptr [rdi + 240], xmm5
-	vmovdqu     xmmword ptr [rdi + 1152], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	/* H^9..H^64, each below the one before it in the table's extension. */
-	lea         rax, qword ptr [rdi + 1136]
-	lea         r9, qword ptr [rdi + 240]
-.Lasmgen_polyval_init_vpclmul_avx512_more_powers:
-	vmovdqu     xmmword ptr [rax], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	/* Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves). */
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	sub         rax, 16
-	cmp         rax, r9
-	jnz         .Lasmgen_polyval_init_vpclmul_avx512_more_powers
-	/* Half-sums of the pairs [H^(64-2j), H^(63-2j)] (low 64 bits of each lane) and [H^(32-2j), H^(31-2j)] */
-	/* (high), j = 0..15, packed. */
-	mov         rax, rdi
-	lea         r9, qword ptr [rdi + 512]
-.Lasmgen_polyval_init_vpclmul_avx512_pack:
-	vmovdqu     ymm1, ymmword ptr [rax + 256]
-	vpshufd     ymm5, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vmovdqu     ymm2, ymmword ptr [rax + 768]
-	vpshufd     ymm5, ymm2, 0x4e
-	vpxor       ymm2, ymm2, ymm5
-	vpunpcklqdq ymm1, ymm1, ymm2
-	vmovdqu     ymmword ptr [rax + 1280], ymm1
-	add         rax, 32
-	cmp         rax, r9
-	jnz         .Lasmgen_polyval_init_vpclmul_avx512_pack
+	vmovdqu     xmm4, xmmword ptr [rsi]
+	/* H^2 = H^1 squared; [H^2, H^1] (VEX: the upper lanes zero). */
+	vpclmulqdq  xmm0, xmm4, xmm4, 0x00
+	vpclmulqdq  xmm1, xmm4, xmm4, 0x11
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm5, xmm0, xmm1
+	vinserti128 ymm5, ymm5, xmm4, 0x01
+	vbroadcasti32x4 zmm26, xmmword ptr [rip + .Lconst_polyval_poly]
+	vshufi64x2  zmm24, zmm5, zmm5, 0x00
+	vpshufd     zmm25, zmm24, 0x4e
+	vpxorq      zmm25, zmm25, zmm24
+	/* Z_1 = [H^4, H^3] = [H^2, H^1] * H^2, then [H^2, H^1] above; Z_2 = Z_1 * H^4. */
+	vpshufd     zmm27, zmm5, 0x4e
+	vpxorq      zmm27, zmm27, zmm5
+	vpclmulqdq  zmm0, zmm5, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm5, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm16, zmm0, zmm1
+	vinserti64x4 zmm16, zmm16, ymm5, 0x01
+	vshufi64x2  zmm24, zmm16, zmm16, 0x00
+	vpshufd     zmm25, zmm24, 0x4e
+	vpxorq      zmm25, zmm25, zmm24
+	vpshufd     zmm27, zmm16, 0x4e
+	vpxorq      zmm27, zmm27, zmm16
+	vpclmulqdq  zmm0, zmm16, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm16, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm17, zmm0, zmm1
+	vshufi64x2  zmm24, zmm17, zmm17, 0x00
+	vpshufd     zmm25, zmm24, 0x4e
+	vpxorq      zmm25, zmm25, zmm24
+	/* H^9..H^16: the groups of H^1..H^8 times H^8 in every lane. */
+	vpshufd     zmm27, zmm16, 0x4e
+	vpxorq      zmm27, zmm27, zmm16
+	vpclmulqdq  zmm0, zmm16, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm16, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm18, zmm0, zmm1
+	vpshufd     zmm27, zmm17, 0x4e
+	vpxorq      zmm27, zmm27, zmm17
+	vpclmulqdq  zmm0, zmm17, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm17, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm19, zmm0, zmm1
+	vshufi64x2  zmm24, zmm19, zmm19, 0x00
+	vpshufd     zmm25, zmm24, 0x4e
+	vpxorq      zmm25, zmm25, zmm24
+	/* H^17..H^32: the groups of H^1..H^16 times H^16 in every lane. */
+	vpshufd     zmm27, zmm16, 0x4e
+	vpxorq      zmm27, zmm27, zmm16
+	vpclmulqdq  zmm0, zmm16, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm16, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm20, zmm0, zmm1
+	vpshufd     zmm27, zmm17, 0x4e
+	vpxorq      zmm27, zmm27, zmm17
+	vpclmulqdq  zmm0, zmm17, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm17, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm21, zmm0, zmm1
+	vpshufd     zmm27, zmm18, 0x4e
+	vpxorq      zmm27, zmm27, zmm18
+	vpclmulqdq  zmm0, zmm18, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm18, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm22, zmm0, zmm1
+	vpshufd     zmm27, zmm19, 0x4e
+	vpxorq      zmm27, zmm27, zmm19
+	vpclmulqdq  zmm0, zmm19, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm19, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm23, zmm0, zmm1
+	/* Stores: the base (H^1..H^8 and their half-sums, lowest first), each group's powers and half-sums. */
+	vmovdqu64   zmmword ptr [rdi + 1216], zmm16
+	vpshufd     zmm3, zmm16, 0x4e
+	vpxorq      zmm3, zmm3, zmm16
+	vmovdqu64   zmmword ptr [rdi + 1728], zmm3
+	vshufi64x2  zmm1, zmm16, zmm16, 0x1b
+	vmovdqu64   zmmword ptr [rdi], zmm1
+	vshufi64x2  zmm1, zmm3, zmm3, 0x1b
+	vmovdqu64   zmmword ptr [rdi + 128], zmm1
+	vmovdqu64   zmmword ptr [rdi + 1152], zmm17
+	vpshufd     zmm3, zmm17, 0x4e
+	vpxorq      zmm3, zmm3, zmm17
+	vmovdqu64   zmmword ptr [rdi + 1664], zmm3
+	vshufi64x2  zmm1, zmm17, zmm17, 0x1b
+	vmovdqu64   zmmword ptr [rdi + 64], zmm1
+	vshufi64x2  zmm1, zmm3, zmm3, 0x1b
+	vmovdqu64   zmmword ptr [rdi + 192], zmm1
+	vmovdqu64   zmmword ptr [rdi + 1088], zmm18
+	vpshufd     zmm3, zmm18, 0x4e
+	vpxorq      zmm3, zmm3, zmm18
+	vmovdqu64   zmmword ptr [rdi + 1600], zmm3
+	vmovdqu64   zmmword ptr [rdi + 1024], zmm19
+	vpshufd     zmm3, zmm19, 0x4e
+	vpxorq      zmm3, zmm3, zmm19
+	vmovdqu64   zmmword ptr [rdi + 1536], zmm3
+	vmovdqu64   zmmword ptr [rdi + 960], zmm20
+	vpshufd     zmm3, zmm20, 0x4e
+	vpxorq      zmm3, zmm3, zmm20
+	vmovdqu64   zmmword ptr [rdi + 1472], zmm3
+	vmovdqu64   zmmword ptr [rdi + 896], zmm21
+	vpshufd     zmm3, zmm21, 0x4e
+	vpxorq      zmm3, zmm3, zmm21
+	vmovdqu64   zmmword ptr [rdi + 1408], zmm3
+	vmovdqu64   zmmword ptr [rdi + 832], zmm22
+	vpshufd     zmm3, zmm22, 0x4e
+	vpxorq      zmm3, zmm3, zmm22
+	vmovdqu64   zmmword ptr [rdi + 1344], zmm3
+	vmovdqu64   zmmword ptr [rdi + 768], zmm23
+	vpshufd     zmm3, zmm23, 0x4e
+	vpxorq      zmm3, zmm3, zmm23
+	vmovdqu64   zmmword ptr [rdi + 1280], zmm3
 	vzeroupper
 	ret
 	.cfi_endproc

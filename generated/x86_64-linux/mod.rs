@@ -10,19 +10,19 @@ extern "C" {
     pub fn asmgen_polyval_init_avx(table: *mut u8, h: *const u8);
     /// `asmgen_polyval_update_avx` (ghash.S): requires PCLMULQDQ, AVX.
     pub fn asmgen_polyval_update_avx(state: *mut u8, table: *const u8, data: *const u8, nblocks: usize);
-    /// `asmgen_ghash_init_vpclmul_avx2` (ghash.S): requires PCLMULQDQ, AVX, AVX2.
+    /// `asmgen_ghash_init_vpclmul_avx2` (ghash.S): requires PCLMULQDQ, AVX, AVX2, VPCLMULQDQ.
     pub fn asmgen_ghash_init_vpclmul_avx2(table: *mut u8, h: *const u8);
     /// `asmgen_ghash_update_vpclmul_avx2` (ghash.S): requires PCLMULQDQ, AVX, AVX2, VPCLMULQDQ.
     pub fn asmgen_ghash_update_vpclmul_avx2(state: *mut u8, table: *const u8, data: *const u8, nblocks: usize);
-    /// `asmgen_polyval_init_vpclmul_avx2` (ghash.S): requires PCLMULQDQ, AVX, AVX2.
+    /// `asmgen_polyval_init_vpclmul_avx2` (ghash.S): requires PCLMULQDQ, AVX, AVX2, VPCLMULQDQ.
     pub fn asmgen_polyval_init_vpclmul_avx2(table: *mut u8, h: *const u8);
     /// `asmgen_polyval_update_vpclmul_avx2` (ghash.S): requires PCLMULQDQ, AVX, AVX2, VPCLMULQDQ.
     pub fn asmgen_polyval_update_vpclmul_avx2(state: *mut u8, table: *const u8, data: *const u8, nblocks: usize);
-    /// `asmgen_ghash_init_vpclmul_avx512` (ghash.S): requires PCLMULQDQ, AVX, AVX2.
+    /// `asmgen_ghash_init_vpclmul_avx512` (ghash.S): requires PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW.
     pub fn asmgen_ghash_init_vpclmul_avx512(table: *mut u8, h: *const u8);
     /// `asmgen_ghash_update_vpclmul_avx512` (ghash.S): requires PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW.
     pub fn asmgen_ghash_update_vpclmul_avx512(state: *mut u8, table: *const u8, data: *const u8, nblocks: usize);
-    /// `asmgen_polyval_init_vpclmul_avx512` (ghash.S): requires PCLMULQDQ, AVX, AVX2.
+    /// `asmgen_polyval_init_vpclmul_avx512` (ghash.S): requires PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW.
     pub fn asmgen_polyval_init_vpclmul_avx512(table: *mut u8, h: *const u8);
     /// `asmgen_polyval_update_vpclmul_avx512` (ghash.S): requires PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F.
     pub fn asmgen_polyval_update_vpclmul_avx512(state: *mut u8, table: *const u8, data: *const u8, nblocks: usize);

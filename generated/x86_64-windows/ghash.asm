@@ -16,32 +16,33 @@
 ;   void asmgen_polyval_update_avx(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
 ;       requires: PCLMULQDQ, AVX
 ;   void asmgen_ghash_init_vpclmul_avx2(uint8_t *table, const uint8_t *h);
-;       requires: PCLMULQDQ, AVX, AVX2
+;       requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ
 ;   void asmgen_ghash_update_vpclmul_avx2(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
 ;       requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ
 ;   void asmgen_polyval_init_vpclmul_avx2(uint8_t *table, const uint8_t *h);
-;       requires: PCLMULQDQ, AVX, AVX2
+;       requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ
 ;   void asmgen_polyval_update_vpclmul_avx2(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
 ;       requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ
 ;   void asmgen_ghash_init_vpclmul_avx512(uint8_t *table, const uint8_t *h);
-;       requires: PCLMULQDQ, AVX, AVX2
+;       requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW
 ;   void asmgen_ghash_update_vpclmul_avx512(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
 ;       requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW
 ;   void asmgen_polyval_init_vpclmul_avx512(uint8_t *table, const uint8_t *h);
-;       requires: PCLMULQDQ, AVX, AVX2
+;       requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW
 ;   void asmgen_polyval_update_vpclmul_avx512(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
 ;       requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F
 
 	default rel
 
 ; ----------------------------------------------------------------------------------------------------
-; GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.
+; GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^64, the zmm set H^9..H^32), from h.
 ; table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
 ; Montgomery domain: H^i = H^(i-1) * H * x^-128).
+; H^2; then H^3, H^4; then H^5..H^8 = H^1..H^4 * H^4: three dependent products.
 ;
 ; void asmgen_ghash_init_avx(uint8_t *table, const uint8_t *h);
 ; Requires: PCLMULQDQ, AVX
-; Saves: rsi, rdi, xmm7, xmm8, xmm9, xmm14, xmm15
+; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11
 ; ----------------------------------------------------------------------------------------------------
 	section .text$asmgen_ghash_init_avx code align=32
 	global asmgen_ghash_init_avx
@@ -52,201 +53,173 @@ asmgen_ghash_init_avx:
 .seh_0:			; .seh_pushreg rsi (an unwind code in .xdata)
 	push        rdi
 .seh_1:			; .seh_pushreg rdi (an unwind code in .xdata)
-	sub         rsp, 88
-.seh_2:			; .seh_stackalloc 88 (an unwind code in .xdata)
-	vmovdqa     oword [rsp], xmm7
-.seh_3:			; .seh_savexmm xmm7, 0 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 16], xmm8
-.seh_4:			; .seh_savexmm xmm8, 16 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 32], xmm9
-.seh_5:			; .seh_savexmm xmm9, 32 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 48], xmm14
-.seh_6:			; .seh_savexmm xmm14, 48 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 64], xmm15
-.seh_7:			; .seh_savexmm xmm15, 64 (an unwind code in .xdata)
+	sub         rsp, 104
+.seh_2:			; .seh_stackalloc 104 (an unwind code in .xdata)
+	vmovdqa     oword [rsp], xmm6
+.seh_3:			; .seh_savexmm xmm6, 0 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 16], xmm7
+.seh_4:			; .seh_savexmm xmm7, 16 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 32], xmm8
+.seh_5:			; .seh_savexmm xmm8, 32 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 48], xmm9
+.seh_6:			; .seh_savexmm xmm9, 48 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 64], xmm10
+.seh_7:			; .seh_savexmm xmm10, 64 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 80], xmm11
+.seh_8:			; .seh_savexmm xmm11, 80 (an unwind code in .xdata)
 .seh_endprologue:
 	mov         rdi, rcx
 	mov         rsi, rdx
-	vmovdqa     xmm14, oword [rel const_polyval_poly]
-	vmovdqa     xmm15, oword [rel const_byte_reverse]
-	vmovdqu     xmm8, oword [rsi]
+	vmovdqu     xmm4, oword [rsi]
 	; GHASH key in POLYVAL form: mulX_POLYVAL(ByteReverse(H)) (RFC 8452, appendix A).
-	vpshufb     xmm8, xmm8, xmm15
-	vpsllq      xmm5, xmm8, 1
-	vpsrlq      xmm7, xmm8, 63
-	vpslldq     xmm7, xmm7, 8
-	vpor        xmm5, xmm5, xmm7
+	vpshufb     xmm4, xmm4, oword [rel const_byte_reverse]
+	vpsllq      xmm0, xmm4, 1
+	vpsrlq      xmm1, xmm4, 63
+	vpslldq     xmm1, xmm1, 8
+	vpor        xmm0, xmm0, xmm1
 	; Constant-time: an all-ones mask from bit 127 selects the polynomial.
-	vpshufd     xmm7, xmm8, 0xff
-	vpsrad      xmm7, xmm7, 31
-	vpand       xmm7, xmm7, xmm14
-	vpxor       xmm8, xmm5, xmm7
-	vmovdqa     xmm9, xmm8
-	; H^1
-	vmovdqu     oword [rdi], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 128], xmm5
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vpshufd     xmm1, xmm4, 0xff
+	vpsrad      xmm1, xmm1, 31
+	vpand       xmm1, xmm1, oword [rel const_polyval_poly]
+	vpxor       xmm4, xmm0, xmm1
+	; H^1 and its half-sum.
+	vmovdqu     oword [rdi], xmm4
+	vpshufd     xmm3, xmm4, 0x4e
+	vpxor       xmm3, xmm3, xmm4
+	vmovdqu     oword [rdi + 128], xmm3
+	; H^2 = H^1 * H^1, and its half-sum.
+	vpclmulqdq  xmm0, xmm4, xmm4, 0x00
+	vpclmulqdq  xmm1, xmm4, xmm4, 0x11
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm5, xmm0, xmm1
+	vmovdqu     oword [rdi + 16], xmm5
+	vpshufd     xmm3, xmm5, 0x4e
 	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
+	vmovdqu     oword [rdi + 144], xmm3
+	; H^3 = H^2 * H^1, and its half-sum.
+	vpclmulqdq  xmm0, xmm5, xmm4, 0x00
+	vpclmulqdq  xmm1, xmm5, xmm4, 0x11
+	vpclmulqdq  xmm2, xmm5, xmm4, 0x01
+	vpclmulqdq  xmm3, xmm5, xmm4, 0x10
 	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^2
-	vmovdqu     oword [rdi + 16], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 144], xmm5
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
+	vpslldq     xmm3, xmm2, 8
+	vpsrldq     xmm2, xmm2, 8
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm1, xmm1, xmm2
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm6, xmm0, xmm1
+	vmovdqu     oword [rdi + 32], xmm6
+	vpshufd     xmm3, xmm6, 0x4e
+	vpxor       xmm3, xmm3, xmm6
+	vmovdqu     oword [rdi + 160], xmm3
+	; H^4 = H^2 * H^2, and its half-sum.
+	vpclmulqdq  xmm0, xmm5, xmm5, 0x00
+	vpclmulqdq  xmm1, xmm5, xmm5, 0x11
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm7, xmm0, xmm1
+	vmovdqu     oword [rdi + 48], xmm7
+	vpshufd     xmm3, xmm7, 0x4e
+	vpxor       xmm3, xmm3, xmm7
+	vmovdqu     oword [rdi + 176], xmm3
+	; H^5 = H^4 * H^1, and its half-sum.
+	vpclmulqdq  xmm0, xmm7, xmm4, 0x00
+	vpclmulqdq  xmm1, xmm7, xmm4, 0x11
+	vpclmulqdq  xmm2, xmm7, xmm4, 0x01
+	vpclmulqdq  xmm3, xmm7, xmm4, 0x10
 	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^3
-	vmovdqu     oword [rdi + 32], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 160], xmm5
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
+	vpslldq     xmm3, xmm2, 8
+	vpsrldq     xmm2, xmm2, 8
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm1, xmm1, xmm2
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm8, xmm0, xmm1
+	vmovdqu     oword [rdi + 64], xmm8
+	vpshufd     xmm3, xmm8, 0x4e
+	vpxor       xmm3, xmm3, xmm8
+	vmovdqu     oword [rdi + 192], xmm3
+	; H^6 = H^4 * H^2, and its half-sum.
+	vpclmulqdq  xmm0, xmm7, xmm5, 0x00
+	vpclmulqdq  xmm1, xmm7, xmm5, 0x11
+	vpclmulqdq  xmm2, xmm7, xmm5, 0x01
+	vpclmulqdq  xmm3, xmm7, xmm5, 0x10
 	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^4
-	vmovdqu     oword [rdi + 48], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 176], xmm5
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^5
-	vmovdqu     oword [rdi + 64], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 192], xmm5
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^6
+	vpslldq     xmm3, xmm2, 8
+	vpsrldq     xmm2, xmm2, 8
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm1, xmm1, xmm2
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm9, xmm0, xmm1
 	vmovdqu     oword [rdi + 80], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 208], xmm5
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
+	vpshufd     xmm3, xmm9, 0x4e
+	vpxor       xmm3, xmm3, xmm9
+	vmovdqu     oword [rdi + 208], xmm3
+	; H^7 = H^4 * H^3, and its half-sum.
+	vpclmulqdq  xmm0, xmm7, xmm6, 0x00
+	vpclmulqdq  xmm1, xmm7, xmm6, 0x11
+	vpclmulqdq  xmm2, xmm7, xmm6, 0x01
+	vpclmulqdq  xmm3, xmm7, xmm6, 0x10
 	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^7
-	vmovdqu     oword [rdi + 96], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 224], xmm5
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^8
-	vmovdqu     oword [rdi + 112], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 240], xmm5
-	vmovdqa     xmm7, oword [rsp]
-	vmovdqa     xmm8, oword [rsp + 16]
-	vmovdqa     xmm9, oword [rsp + 32]
-	vmovdqa     xmm14, oword [rsp + 48]
-	vmovdqa     xmm15, oword [rsp + 64]
-	add         rsp, 88
+	vpslldq     xmm3, xmm2, 8
+	vpsrldq     xmm2, xmm2, 8
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm1, xmm1, xmm2
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm10, xmm0, xmm1
+	vmovdqu     oword [rdi + 96], xmm10
+	vpshufd     xmm3, xmm10, 0x4e
+	vpxor       xmm3, xmm3, xmm10
+	vmovdqu     oword [rdi + 224], xmm3
+	; H^8 = H^4 * H^4, and its half-sum.
+	vpclmulqdq  xmm0, xmm7, xmm7, 0x00
+	vpclmulqdq  xmm1, xmm7, xmm7, 0x11
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm11, xmm0, xmm1
+	vmovdqu     oword [rdi + 112], xmm11
+	vpshufd     xmm3, xmm11, 0x4e
+	vpxor       xmm3, xmm3, xmm11
+	vmovdqu     oword [rdi + 240], xmm3
+	vmovdqa     xmm6, oword [rsp]
+	vmovdqa     xmm7, oword [rsp + 16]
+	vmovdqa     xmm8, oword [rsp + 32]
+	vmovdqa     xmm9, oword [rsp + 48]
+	vmovdqa     xmm10, oword [rsp + 64]
+	vmovdqa     xmm11, oword [rsp + 80]
+	add         rsp, 104
 	pop         rdi
 	pop         rsi
 	ret
@@ -462,13 +435,14 @@ asmgen_ghash_update_avx:
 	align 32
 
 ; ----------------------------------------------------------------------------------------------------
-; POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.
+; POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^64, the zmm set H^9..H^32), from h.
 ; table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
 ; Montgomery domain: H^i = H^(i-1) * H * x^-128).
+; H^2; then H^3, H^4; then H^5..H^8 = H^1..H^4 * H^4: three dependent products.
 ;
 ; void asmgen_polyval_init_avx(uint8_t *table, const uint8_t *h);
 ; Requires: PCLMULQDQ, AVX
-; Saves: rsi, rdi, xmm8, xmm9, xmm14
+; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11
 ; ----------------------------------------------------------------------------------------------------
 	section .text$asmgen_polyval_init_avx code align=32
 	global asmgen_polyval_init_avx
@@ -479,183 +453,162 @@ asmgen_polyval_init_avx:
 .seh_0:			; .seh_pushreg rsi (an unwind code in .xdata)
 	push        rdi
 .seh_1:			; .seh_pushreg rdi (an unwind code in .xdata)
-	sub         rsp, 56
-.seh_2:			; .seh_stackalloc 56 (an unwind code in .xdata)
-	vmovdqa     oword [rsp], xmm8
-.seh_3:			; .seh_savexmm xmm8, 0 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 16], xmm9
-.seh_4:			; .seh_savexmm xmm9, 16 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 32], xmm14
-.seh_5:			; .seh_savexmm xmm14, 32 (an unwind code in .xdata)
+	sub         rsp, 104
+.seh_2:			; .seh_stackalloc 104 (an unwind code in .xdata)
+	vmovdqa     oword [rsp], xmm6
+.seh_3:			; .seh_savexmm xmm6, 0 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 16], xmm7
+.seh_4:			; .seh_savexmm xmm7, 16 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 32], xmm8
+.seh_5:			; .seh_savexmm xmm8, 32 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 48], xmm9
+.seh_6:			; .seh_savexmm xmm9, 48 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 64], xmm10
+.seh_7:			; .seh_savexmm xmm10, 64 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 80], xmm11
+.seh_8:			; .seh_savexmm xmm11, 80 (an unwind code in .xdata)
 .seh_endprologue:
 	mov         rdi, rcx
 	mov         rsi, rdx
-	vmovdqa     xmm14, oword [rel const_polyval_poly]
-	vmovdqu     xmm8, oword [rsi]
-	vmovdqa     xmm9, xmm8
-	; H^1
-	vmovdqu     oword [rdi], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 128], xmm5
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
+	vmovdqu     xmm4, oword [rsi]
+	; H^1 and its half-sum.
+	vmovdqu     oword [rdi], xmm4
+	vpshufd     xmm3, xmm4, 0x4e
+	vpxor       xmm3, xmm3, xmm4
+	vmovdqu     oword [rdi + 128], xmm3
+	; H^2 = H^1 * H^1, and its half-sum.
+	vpclmulqdq  xmm0, xmm4, xmm4, 0x00
+	vpclmulqdq  xmm1, xmm4, xmm4, 0x11
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm5, xmm0, xmm1
+	vmovdqu     oword [rdi + 16], xmm5
+	vpshufd     xmm3, xmm5, 0x4e
 	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
+	vmovdqu     oword [rdi + 144], xmm3
+	; H^3 = H^2 * H^1, and its half-sum.
+	vpclmulqdq  xmm0, xmm5, xmm4, 0x00
+	vpclmulqdq  xmm1, xmm5, xmm4, 0x11
+	vpclmulqdq  xmm2, xmm5, xmm4, 0x01
+	vpclmulqdq  xmm3, xmm5, xmm4, 0x10
 	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^2
-	vmovdqu     oword [rdi + 16], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 144], xmm5
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
+	vpslldq     xmm3, xmm2, 8
+	vpsrldq     xmm2, xmm2, 8
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm1, xmm1, xmm2
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm6, xmm0, xmm1
+	vmovdqu     oword [rdi + 32], xmm6
+	vpshufd     xmm3, xmm6, 0x4e
+	vpxor       xmm3, xmm3, xmm6
+	vmovdqu     oword [rdi + 160], xmm3
+	; H^4 = H^2 * H^2, and its half-sum.
+	vpclmulqdq  xmm0, xmm5, xmm5, 0x00
+	vpclmulqdq  xmm1, xmm5, xmm5, 0x11
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm7, xmm0, xmm1
+	vmovdqu     oword [rdi + 48], xmm7
+	vpshufd     xmm3, xmm7, 0x4e
+	vpxor       xmm3, xmm3, xmm7
+	vmovdqu     oword [rdi + 176], xmm3
+	; H^5 = H^4 * H^1, and its half-sum.
+	vpclmulqdq  xmm0, xmm7, xmm4, 0x00
+	vpclmulqdq  xmm1, xmm7, xmm4, 0x11
+	vpclmulqdq  xmm2, xmm7, xmm4, 0x01
+	vpclmulqdq  xmm3, xmm7, xmm4, 0x10
 	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^3
-	vmovdqu     oword [rdi + 32], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 160], xmm5
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
+	vpslldq     xmm3, xmm2, 8
+	vpsrldq     xmm2, xmm2, 8
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm1, xmm1, xmm2
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm8, xmm0, xmm1
+	vmovdqu     oword [rdi + 64], xmm8
+	vpshufd     xmm3, xmm8, 0x4e
+	vpxor       xmm3, xmm3, xmm8
+	vmovdqu     oword [rdi + 192], xmm3
+	; H^6 = H^4 * H^2, and its half-sum.
+	vpclmulqdq  xmm0, xmm7, xmm5, 0x00
+	vpclmulqdq  xmm1, xmm7, xmm5, 0x11
+	vpclmulqdq  xmm2, xmm7, xmm5, 0x01
+	vpclmulqdq  xmm3, xmm7, xmm5, 0x10
 	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^4
-	vmovdqu     oword [rdi + 48], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 176], xmm5
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^5
-	vmovdqu     oword [rdi + 64], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 192], xmm5
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^6
+	vpslldq     xmm3, xmm2, 8
+	vpsrldq     xmm2, xmm2, 8
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm1, xmm1, xmm2
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm9, xmm0, xmm1
 	vmovdqu     oword [rdi + 80], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 208], xmm5
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
+	vpshufd     xmm3, xmm9, 0x4e
+	vpxor       xmm3, xmm3, xmm9
+	vmovdqu     oword [rdi + 208], xmm3
+	; H^7 = H^4 * H^3, and its half-sum.
+	vpclmulqdq  xmm0, xmm7, xmm6, 0x00
+	vpclmulqdq  xmm1, xmm7, xmm6, 0x11
+	vpclmulqdq  xmm2, xmm7, xmm6, 0x01
+	vpclmulqdq  xmm3, xmm7, xmm6, 0x10
 	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^7
-	vmovdqu     oword [rdi + 96], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 224], xmm5
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^8
-	vmovdqu     oword [rdi + 112], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 240], xmm5
-	vmovdqa     xmm8, oword [rsp]
-	vmovdqa     xmm9, oword [rsp + 16]
-	vmovdqa     xmm14, oword [rsp + 32]
-	add         rsp, 56
+	vpslldq     xmm3, xmm2, 8
+	vpsrldq     xmm2, xmm2, 8
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm1, xmm1, xmm2
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm10, xmm0, xmm1
+	vmovdqu     oword [rdi + 96], xmm10
+	vpshufd     xmm3, xmm10, 0x4e
+	vpxor       xmm3, xmm3, xmm10
+	vmovdqu     oword [rdi + 224], xmm3
+	; H^8 = H^4 * H^4, and its half-sum.
+	vpclmulqdq  xmm0, xmm7, xmm7, 0x00
+	vpclmulqdq  xmm1, xmm7, xmm7, 0x11
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm11, xmm0, xmm1
+	vmovdqu     oword [rdi + 112], xmm11
+	vpshufd     xmm3, xmm11, 0x4e
+	vpxor       xmm3, xmm3, xmm11
+	vmovdqu     oword [rdi + 240], xmm3
+	vmovdqa     xmm6, oword [rsp]
+	vmovdqa     xmm7, oword [rsp + 16]
+	vmovdqa     xmm8, oword [rsp + 32]
+	vmovdqa     xmm9, oword [rsp + 48]
+	vmovdqa     xmm10, oword [rsp + 64]
+	vmovdqa     xmm11, oword [rsp + 80]
+	add         rsp, 104
 	pop         rdi
 	pop         rsi
 	ret
@@ -856,15 +809,18 @@ asmgen_polyval_update_avx:
 	align 32
 
 ; ----------------------------------------------------------------------------------------------------
-; GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.
+; GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^64, the zmm set H^9..H^32), from h.
 ; table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
 ; Montgomery domain: H^i = H^(i-1) * H * x^-128).
 ; Then H^64..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
 ; half-sums packed two per 16-byte lane from table[1280] (pairs j and j + 16 in the low and high 64 bits).
+; H^2 = H^1 squared; then pairs of powers doubled by ymm products against the broadcast highest power
+; (H^4, H^3 from H^2; H^5..H^8 from H^4; H^9..H^16 from H^8; ...; H^33..H^64 from H^32): six dependent
+; products.
 ;
 ; void asmgen_ghash_init_vpclmul_avx2(uint8_t *table, const uint8_t *h);
-; Requires: PCLMULQDQ, AVX, AVX2
-; Saves: rsi, rdi, xmm7, xmm8, xmm9, xmm14, xmm15
+; Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ
+; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11
 ; ----------------------------------------------------------------------------------------------------
 	section .text$asmgen_ghash_init_vpclmul_avx2 code align=32
 	global asmgen_ghash_init_vpclmul_avx2
@@ -875,268 +831,776 @@ asmgen_ghash_init_vpclmul_avx2:
 .seh_0:			; .seh_pushreg rsi (an unwind code in .xdata)
 	push        rdi
 .seh_1:			; .seh_pushreg rdi (an unwind code in .xdata)
-	sub         rsp, 88
-.seh_2:			; .seh_stackalloc 88 (an unwind code in .xdata)
-	vmovdqa     oword [rsp], xmm7
-.seh_3:			; .seh_savexmm xmm7, 0 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 16], xmm8
-.seh_4:			; .seh_savexmm xmm8, 16 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 32], xmm9
-.seh_5:			; .seh_savexmm xmm9, 32 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 48], xmm14
-.seh_6:			; .seh_savexmm xmm14, 48 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 64], xmm15
-.seh_7:			; .seh_savexmm xmm15, 64 (an unwind code in .xdata)
+	sub         rsp, 104
+.seh_2:			; .seh_stackalloc 104 (an unwind code in .xdata)
+	vmovdqa     oword [rsp], xmm6
+.seh_3:			; .seh_savexmm xmm6, 0 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 16], xmm7
+.seh_4:			; .seh_savexmm xmm7, 16 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 32], xmm8
+.seh_5:			; .seh_savexmm xmm8, 32 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 48], xmm9
+.seh_6:			; .seh_savexmm xmm9, 48 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 64], xmm10
+.seh_7:			; .seh_savexmm xmm10, 64 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 80], xmm11
+.seh_8:			; .seh_savexmm xmm11, 80 (an unwind code in .xdata)
 .seh_endprologue:
 	mov         rdi, rcx
 	mov         rsi, rdx
-	vmovdqa     xmm14, oword [rel const_polyval_poly]
-	vmovdqa     xmm15, oword [rel const_byte_reverse]
 	vmovdqu     xmm8, oword [rsi]
 	; GHASH key in POLYVAL form: mulX_POLYVAL(ByteReverse(H)) (RFC 8452, appendix A).
-	vpshufb     xmm8, xmm8, xmm15
-	vpsllq      xmm5, xmm8, 1
-	vpsrlq      xmm7, xmm8, 63
-	vpslldq     xmm7, xmm7, 8
-	vpor        xmm5, xmm5, xmm7
+	vpshufb     xmm8, xmm8, oword [rel const_byte_reverse]
+	vpsllq      xmm0, xmm8, 1
+	vpsrlq      xmm3, xmm8, 63
+	vpslldq     xmm3, xmm3, 8
+	vpor        xmm0, xmm0, xmm3
 	; Constant-time: an all-ones mask from bit 127 selects the polynomial.
-	vpshufd     xmm7, xmm8, 0xff
-	vpsrad      xmm7, xmm7, 31
-	vpand       xmm7, xmm7, xmm14
-	vpxor       xmm8, xmm5, xmm7
-	vmovdqa     xmm9, xmm8
-	; H^1
-	vmovdqu     oword [rdi], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 128], xmm5
-	vmovdqu     oword [rdi + 1264], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^2
-	vmovdqu     oword [rdi + 16], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 144], xmm5
-	vmovdqu     oword [rdi + 1248], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^3
-	vmovdqu     oword [rdi + 32], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 160], xmm5
-	vmovdqu     oword [rdi + 1232], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^4
-	vmovdqu     oword [rdi + 48], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 176], xmm5
-	vmovdqu     oword [rdi + 1216], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^5
-	vmovdqu     oword [rdi + 64], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 192], xmm5
-	vmovdqu     oword [rdi + 1200], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^6
-	vmovdqu     oword [rdi + 80], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 208], xmm5
-	vmovdqu     oword [rdi + 1184], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^7
-	vmovdqu     oword [rdi + 96], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 224], xmm5
-	vmovdqu     oword [rdi + 1168], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^8
-	vmovdqu     oword [rdi + 112], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 240], xmm5
-	vmovdqu     oword [rdi + 1152], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^9..H^64, each below the one before it in the table's extension.
-	lea         rax, [rdi + 1136]
-	lea         r9, [rdi + 240]
-.asmgen_ghash_init_vpclmul_avx2_more_powers:
-	vmovdqu     oword [rax], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	sub         rax, 16
-	cmp         rax, r9
-	jnz         short .asmgen_ghash_init_vpclmul_avx2_more_powers
-	; Half-sums of the pairs [H^(64-2j), H^(63-2j)] (low 64 bits of each lane) and [H^(32-2j), H^(31-2j)]
-	; (high), j = 0..15, packed.
-	mov         rax, rdi
-	lea         r9, [rdi + 512]
-.asmgen_ghash_init_vpclmul_avx2_pack:
-	vmovdqu     ymm1, yword [rax + 256]
-	vpshufd     ymm5, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vmovdqu     ymm2, yword [rax + 768]
-	vpshufd     ymm5, ymm2, 0x4e
+	vpshufd     xmm3, xmm8, 0xff
+	vpsrad      xmm3, xmm3, 31
+	vpand       xmm3, xmm3, oword [rel const_polyval_poly]
+	vpxor       xmm8, xmm0, xmm3
+	; H^2 = H^1 squared; V_1 = [H^2, H^1].
+	vpclmulqdq  xmm0, xmm8, xmm8, 0x00
+	vpclmulqdq  xmm1, xmm8, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly_y], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly_y], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm9, xmm0, xmm1
+	vinserti128 ymm4, ymm9, xmm8, 0x01
+	vinserti128 ymm10, ymm9, xmm9, 0x01
+	vpshufd     ymm11, ymm10, 0x4e
+	vpxor       ymm11, ymm11, ymm10
+	; V_2 = [H^4, H^3] = V_1 * H^2; V_3, V_4 = V_1, V_2 * H^4.
+	vpshufd     ymm9, ymm4, 0x4e
+	vpxor       ymm9, ymm9, ymm4
+	vpclmulqdq  ymm0, ymm4, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm4, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm5, ymm0, ymm1
+	vinserti128 ymm10, ymm5, xmm5, 0x01
+	vpshufd     ymm11, ymm10, 0x4e
+	vpxor       ymm11, ymm11, ymm10
+	vpshufd     ymm9, ymm4, 0x4e
+	vpxor       ymm9, ymm9, ymm4
+	vpclmulqdq  ymm0, ymm4, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm4, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm6, ymm0, ymm1
+	vpshufd     ymm9, ymm5, 0x4e
+	vpxor       ymm9, ymm9, ymm5
+	vpclmulqdq  ymm0, ymm5, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm5, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm7, ymm0, ymm1
+	vinserti128 ymm10, ymm7, xmm7, 0x01
+	vpshufd     ymm11, ymm10, 0x4e
+	vpxor       ymm11, ymm11, ymm10
+	; The base (the pairs' lanes, lower first) and the extension's H^8..H^1.
+	vmovdqu     yword [rdi + 1248], ymm4
+	vpshufd     ymm2, ymm4, 0x4e
+	vpxor       ymm2, ymm2, ymm4
+	vmovdqu     oword [rdi + 16], xmm4
+	vextracti128 xmm3, ymm4, 0x01
+	vmovdqu     oword [rdi], xmm3
+	vmovdqu     oword [rdi + 144], xmm2
+	vextracti128 xmm3, ymm2, 0x01
+	vmovdqu     oword [rdi + 128], xmm3
+	vmovdqu     yword [rdi + 1216], ymm5
+	vpshufd     ymm2, ymm5, 0x4e
 	vpxor       ymm2, ymm2, ymm5
-	vpunpcklqdq ymm1, ymm1, ymm2
-	vmovdqu     yword [rax + 1280], ymm1
-	add         rax, 32
-	cmp         rax, r9
-	jnz         short .asmgen_ghash_init_vpclmul_avx2_pack
+	vmovdqu     oword [rdi + 48], xmm5
+	vextracti128 xmm3, ymm5, 0x01
+	vmovdqu     oword [rdi + 32], xmm3
+	vmovdqu     oword [rdi + 176], xmm2
+	vextracti128 xmm3, ymm2, 0x01
+	vmovdqu     oword [rdi + 160], xmm3
+	vmovdqu     yword [rdi + 1184], ymm6
+	vpshufd     ymm2, ymm6, 0x4e
+	vpxor       ymm2, ymm2, ymm6
+	vmovdqu     oword [rdi + 80], xmm6
+	vextracti128 xmm3, ymm6, 0x01
+	vmovdqu     oword [rdi + 64], xmm3
+	vmovdqu     oword [rdi + 208], xmm2
+	vextracti128 xmm3, ymm2, 0x01
+	vmovdqu     oword [rdi + 192], xmm3
+	vmovdqu     yword [rdi + 1152], ymm7
+	vpshufd     ymm2, ymm7, 0x4e
+	vpxor       ymm2, ymm2, ymm7
+	vmovdqu     oword [rdi + 112], xmm7
+	vextracti128 xmm3, ymm7, 0x01
+	vmovdqu     oword [rdi + 96], xmm3
+	vmovdqu     oword [rdi + 240], xmm2
+	vextracti128 xmm3, ymm2, 0x01
+	vmovdqu     oword [rdi + 224], xmm3
+	; H^9..H^16: the pairs of H^1..H^8 times H^8 in both lanes.
+	vpshufd     ymm9, ymm4, 0x4e
+	vpxor       ymm9, ymm9, ymm4
+	vpclmulqdq  ymm0, ymm4, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm4, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 1120], ymm0
+	vpshufd     ymm9, ymm5, 0x4e
+	vpxor       ymm9, ymm9, ymm5
+	vpclmulqdq  ymm0, ymm5, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm5, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 1088], ymm0
+	vpshufd     ymm9, ymm6, 0x4e
+	vpxor       ymm9, ymm9, ymm6
+	vpclmulqdq  ymm0, ymm6, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm6, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 1056], ymm0
+	vpshufd     ymm9, ymm7, 0x4e
+	vpxor       ymm9, ymm9, ymm7
+	vpclmulqdq  ymm0, ymm7, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm7, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 1024], ymm0
+	vinserti128 ymm10, ymm0, xmm0, 0x01
+	vpshufd     ymm11, ymm10, 0x4e
+	vpxor       ymm11, ymm11, ymm10
+	; H^17..H^32: the pairs of H^1..H^16 times H^16 in both lanes.
+	vpshufd     ymm9, ymm4, 0x4e
+	vpxor       ymm9, ymm9, ymm4
+	vpclmulqdq  ymm0, ymm4, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm4, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 992], ymm0
+	vpshufd     ymm9, ymm5, 0x4e
+	vpxor       ymm9, ymm9, ymm5
+	vpclmulqdq  ymm0, ymm5, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm5, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 960], ymm0
+	vpshufd     ymm9, ymm6, 0x4e
+	vpxor       ymm9, ymm9, ymm6
+	vpclmulqdq  ymm0, ymm6, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm6, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 928], ymm0
+	vpshufd     ymm9, ymm7, 0x4e
+	vpxor       ymm9, ymm9, ymm7
+	vpclmulqdq  ymm0, ymm7, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm7, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 896], ymm0
+	vmovdqu     ymm8, yword [rdi + 1120]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 864], ymm0
+	vmovdqu     ymm8, yword [rdi + 1088]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 832], ymm0
+	vmovdqu     ymm8, yword [rdi + 1056]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 800], ymm0
+	vmovdqu     ymm8, yword [rdi + 1024]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 768], ymm0
+	vinserti128 ymm10, ymm0, xmm0, 0x01
+	vpshufd     ymm11, ymm10, 0x4e
+	vpxor       ymm11, ymm11, ymm10
+	; H^33..H^64: the pairs of H^1..H^32 times H^32 in both lanes.
+	vpshufd     ymm9, ymm4, 0x4e
+	vpxor       ymm9, ymm9, ymm4
+	vpclmulqdq  ymm0, ymm4, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm4, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 736], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     yword [rdi + 1760], ymm3
+	vpshufd     ymm9, ymm5, 0x4e
+	vpxor       ymm9, ymm9, ymm5
+	vpclmulqdq  ymm0, ymm5, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm5, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 704], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     yword [rdi + 1728], ymm3
+	vpshufd     ymm9, ymm6, 0x4e
+	vpxor       ymm9, ymm9, ymm6
+	vpclmulqdq  ymm0, ymm6, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm6, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 672], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     yword [rdi + 1696], ymm3
+	vpshufd     ymm9, ymm7, 0x4e
+	vpxor       ymm9, ymm9, ymm7
+	vpclmulqdq  ymm0, ymm7, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm7, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 640], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     yword [rdi + 1664], ymm3
+	vmovdqu     ymm8, yword [rdi + 1120]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 608], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     yword [rdi + 1632], ymm3
+	vmovdqu     ymm8, yword [rdi + 1088]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 576], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     yword [rdi + 1600], ymm3
+	vmovdqu     ymm8, yword [rdi + 1056]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 544], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     yword [rdi + 1568], ymm3
+	vmovdqu     ymm8, yword [rdi + 1024]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 512], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     yword [rdi + 1536], ymm3
+	vmovdqu     ymm8, yword [rdi + 992]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 480], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     yword [rdi + 1504], ymm3
+	vmovdqu     ymm8, yword [rdi + 960]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 448], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     yword [rdi + 1472], ymm3
+	vmovdqu     ymm8, yword [rdi + 928]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 416], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     yword [rdi + 1440], ymm3
+	vmovdqu     ymm8, yword [rdi + 896]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 384], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     yword [rdi + 1408], ymm3
+	vmovdqu     ymm8, yword [rdi + 864]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 352], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     yword [rdi + 1376], ymm3
+	vmovdqu     ymm8, yword [rdi + 832]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 320], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     yword [rdi + 1344], ymm3
+	vmovdqu     ymm8, yword [rdi + 800]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 288], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     yword [rdi + 1312], ymm3
+	vmovdqu     ymm8, yword [rdi + 768]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 256], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     yword [rdi + 1280], ymm3
 	vzeroupper
-	vmovdqa     xmm7, oword [rsp]
-	vmovdqa     xmm8, oword [rsp + 16]
-	vmovdqa     xmm9, oword [rsp + 32]
-	vmovdqa     xmm14, oword [rsp + 48]
-	vmovdqa     xmm15, oword [rsp + 64]
-	add         rsp, 88
+	vmovdqa     xmm6, oword [rsp]
+	vmovdqa     xmm7, oword [rsp + 16]
+	vmovdqa     xmm8, oword [rsp + 32]
+	vmovdqa     xmm9, oword [rsp + 48]
+	vmovdqa     xmm10, oword [rsp + 64]
+	vmovdqa     xmm11, oword [rsp + 80]
+	add         rsp, 104
 	pop         rdi
 	pop         rsi
 	ret
@@ -2113,15 +2577,18 @@ asmgen_ghash_update_vpclmul_avx2:
 	align 32
 
 ; ----------------------------------------------------------------------------------------------------
-; POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.
+; POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^64, the zmm set H^9..H^32), from h.
 ; table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
 ; Montgomery domain: H^i = H^(i-1) * H * x^-128).
 ; Then H^64..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
 ; half-sums packed two per 16-byte lane from table[1280] (pairs j and j + 16 in the low and high 64 bits).
+; H^2 = H^1 squared; then pairs of powers doubled by ymm products against the broadcast highest power
+; (H^4, H^3 from H^2; H^5..H^8 from H^4; H^9..H^16 from H^8; ...; H^33..H^64 from H^32): six dependent
+; products.
 ;
 ; void asmgen_polyval_init_vpclmul_avx2(uint8_t *table, const uint8_t *h);
-; Requires: PCLMULQDQ, AVX, AVX2
-; Saves: rsi, rdi, xmm8, xmm9, xmm14
+; Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ
+; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11
 ; ----------------------------------------------------------------------------------------------------
 	section .text$asmgen_polyval_init_vpclmul_avx2 code align=32
 	global asmgen_polyval_init_vpclmul_avx2
@@ -2132,250 +2599,765 @@ asmgen_polyval_init_vpclmul_avx2:
 .seh_0:			; .seh_pushreg rsi (an unwind code in .xdata)
 	push        rdi
 .seh_1:			; .seh_pushreg rdi (an unwind code in .xdata)
-	sub         rsp, 56
-.seh_2:			; .seh_stackalloc 56 (an unwind code in .xdata)
-	vmovdqa     oword [rsp], xmm8
-.seh_3:			; .seh_savexmm xmm8, 0 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 16], xmm9
-.seh_4:			; .seh_savexmm xmm9, 16 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 32], xmm14
-.seh_5:			; .seh_savexmm xmm14, 32 (an unwind code in .xdata)
+	sub         rsp, 104
+.seh_2:			; .seh_stackalloc 104 (an unwind code in .xdata)
+	vmovdqa     oword [rsp], xmm6
+.seh_3:			; .seh_savexmm xmm6, 0 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 16], xmm7
+.seh_4:			; .seh_savexmm xmm7, 16 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 32], xmm8
+.seh_5:			; .seh_savexmm xmm8, 32 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 48], xmm9
+.seh_6:			; .seh_savexmm xmm9, 48 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 64], xmm10
+.seh_7:			; .seh_savexmm xmm10, 64 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 80], xmm11
+.seh_8:			; .seh_savexmm xmm11, 80 (an unwind code in .xdata)
 .seh_endprologue:
 	mov         rdi, rcx
 	mov         rsi, rdx
-	vmovdqa     xmm14, oword [rel const_polyval_poly]
 	vmovdqu     xmm8, oword [rsi]
-	vmovdqa     xmm9, xmm8
-	; H^1
-	vmovdqu     oword [rdi], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 128], xmm5
-	vmovdqu     oword [rdi + 1264], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^2
-	vmovdqu     oword [rdi + 16], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 144], xmm5
-	vmovdqu     oword [rdi + 1248], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^3
-	vmovdqu     oword [rdi + 32], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 160], xmm5
-	vmovdqu     oword [rdi + 1232], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^4
-	vmovdqu     oword [rdi + 48], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 176], xmm5
-	vmovdqu     oword [rdi + 1216], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^5
-	vmovdqu     oword [rdi + 64], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 192], xmm5
-	vmovdqu     oword [rdi + 1200], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^6
-	vmovdqu     oword [rdi + 80], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 208], xmm5
-	vmovdqu     oword [rdi + 1184], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^7
-	vmovdqu     oword [rdi + 96], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 224], xmm5
-	vmovdqu     oword [rdi + 1168], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^8
-	vmovdqu     oword [rdi + 112], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 240], xmm5
-	vmovdqu     oword [rdi + 1152], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^9..H^64, each below the one before it in the table's extension.
-	lea         rax, [rdi + 1136]
-	lea         r9, [rdi + 240]
-.asmgen_polyval_init_vpclmul_avx2_more_powers:
-	vmovdqu     oword [rax], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	sub         rax, 16
-	cmp         rax, r9
-	jnz         short .asmgen_polyval_init_vpclmul_avx2_more_powers
-	; Half-sums of the pairs [H^(64-2j), H^(63-2j)] (low 64 bits of each lane) and [H^(32-2j), H^(31-2j)]
-	; (high), j = 0..15, packed.
-	mov         rax, rdi
-	lea         r9, [rdi + 512]
-.asmgen_polyval_init_vpclmul_avx2_pack:
-	vmovdqu     ymm1, yword [rax + 256]
-	vpshufd     ymm5, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vmovdqu     ymm2, yword [rax + 768]
-	vpshufd     ymm5, ymm2, 0x4e
+	; H^2 = H^1 squared; V_1 = [H^2, H^1].
+	vpclmulqdq  xmm0, xmm8, xmm8, 0x00
+	vpclmulqdq  xmm1, xmm8, xmm8, 0x11
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly_y], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly_y], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm9, xmm0, xmm1
+	vinserti128 ymm4, ymm9, xmm8, 0x01
+	vinserti128 ymm10, ymm9, xmm9, 0x01
+	vpshufd     ymm11, ymm10, 0x4e
+	vpxor       ymm11, ymm11, ymm10
+	; V_2 = [H^4, H^3] = V_1 * H^2; V_3, V_4 = V_1, V_2 * H^4.
+	vpshufd     ymm9, ymm4, 0x4e
+	vpxor       ymm9, ymm9, ymm4
+	vpclmulqdq  ymm0, ymm4, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm4, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm5, ymm0, ymm1
+	vinserti128 ymm10, ymm5, xmm5, 0x01
+	vpshufd     ymm11, ymm10, 0x4e
+	vpxor       ymm11, ymm11, ymm10
+	vpshufd     ymm9, ymm4, 0x4e
+	vpxor       ymm9, ymm9, ymm4
+	vpclmulqdq  ymm0, ymm4, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm4, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm6, ymm0, ymm1
+	vpshufd     ymm9, ymm5, 0x4e
+	vpxor       ymm9, ymm9, ymm5
+	vpclmulqdq  ymm0, ymm5, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm5, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm7, ymm0, ymm1
+	vinserti128 ymm10, ymm7, xmm7, 0x01
+	vpshufd     ymm11, ymm10, 0x4e
+	vpxor       ymm11, ymm11, ymm10
+	; The base (the pairs' lanes, lower first) and the extension's H^8..H^1.
+	vmovdqu     yword [rdi + 1248], ymm4
+	vpshufd     ymm2, ymm4, 0x4e
+	vpxor       ymm2, ymm2, ymm4
+	vmovdqu     oword [rdi + 16], xmm4
+	vextracti128 xmm3, ymm4, 0x01
+	vmovdqu     oword [rdi], xmm3
+	vmovdqu     oword [rdi + 144], xmm2
+	vextracti128 xmm3, ymm2, 0x01
+	vmovdqu     oword [rdi + 128], xmm3
+	vmovdqu     yword [rdi + 1216], ymm5
+	vpshufd     ymm2, ymm5, 0x4e
 	vpxor       ymm2, ymm2, ymm5
-	vpunpcklqdq ymm1, ymm1, ymm2
-	vmovdqu     yword [rax + 1280], ymm1
-	add         rax, 32
-	cmp         rax, r9
-	jnz         short .asmgen_polyval_init_vpclmul_avx2_pack
+	vmovdqu     oword [rdi + 48], xmm5
+	vextracti128 xmm3, ymm5, 0x01
+	vmovdqu     oword [rdi + 32], xmm3
+	vmovdqu     oword [rdi + 176], xmm2
+	vextracti128 xmm3, ymm2, 0x01
+	vmovdqu     oword [rdi + 160], xmm3
+	vmovdqu     yword [rdi + 1184], ymm6
+	vpshufd     ymm2, ymm6, 0x4e
+	vpxor       ymm2, ymm2, ymm6
+	vmovdqu     oword [rdi + 80], xmm6
+	vextracti128 xmm3, ymm6, 0x01
+	vmovdqu     oword [rdi + 64], xmm3
+	vmovdqu     oword [rdi + 208], xmm2
+	vextracti128 xmm3, ymm2, 0x01
+	vmovdqu     oword [rdi + 192], xmm3
+	vmovdqu     yword [rdi + 1152], ymm7
+	vpshufd     ymm2, ymm7, 0x4e
+	vpxor       ymm2, ymm2, ymm7
+	vmovdqu     oword [rdi + 112], xmm7
+	vextracti128 xmm3, ymm7, 0x01
+	vmovdqu     oword [rdi + 96], xmm3
+	vmovdqu     oword [rdi + 240], xmm2
+	vextracti128 xmm3, ymm2, 0x01
+	vmovdqu     oword [rdi + 224], xmm3
+	; H^9..H^16: the pairs of H^1..H^8 times H^8 in both lanes.
+	vpshufd     ymm9, ymm4, 0x4e
+	vpxor       ymm9, ymm9, ymm4
+	vpclmulqdq  ymm0, ymm4, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm4, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 1120], ymm0
+	vpshufd     ymm9, ymm5, 0x4e
+	vpxor       ymm9, ymm9, ymm5
+	vpclmulqdq  ymm0, ymm5, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm5, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 1088], ymm0
+	vpshufd     ymm9, ymm6, 0x4e
+	vpxor       ymm9, ymm9, ymm6
+	vpclmulqdq  ymm0, ymm6, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm6, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 1056], ymm0
+	vpshufd     ymm9, ymm7, 0x4e
+	vpxor       ymm9, ymm9, ymm7
+	vpclmulqdq  ymm0, ymm7, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm7, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 1024], ymm0
+	vinserti128 ymm10, ymm0, xmm0, 0x01
+	vpshufd     ymm11, ymm10, 0x4e
+	vpxor       ymm11, ymm11, ymm10
+	; H^17..H^32: the pairs of H^1..H^16 times H^16 in both lanes.
+	vpshufd     ymm9, ymm4, 0x4e
+	vpxor       ymm9, ymm9, ymm4
+	vpclmulqdq  ymm0, ymm4, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm4, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 992], ymm0
+	vpshufd     ymm9, ymm5, 0x4e
+	vpxor       ymm9, ymm9, ymm5
+	vpclmulqdq  ymm0, ymm5, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm5, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 960], ymm0
+	vpshufd     ymm9, ymm6, 0x4e
+	vpxor       ymm9, ymm9, ymm6
+	vpclmulqdq  ymm0, ymm6, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm6, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 928], ymm0
+	vpshufd     ymm9, ymm7, 0x4e
+	vpxor       ymm9, ymm9, ymm7
+	vpclmulqdq  ymm0, ymm7, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm7, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 896], ymm0
+	vmovdqu     ymm8, yword [rdi + 1120]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 864], ymm0
+	vmovdqu     ymm8, yword [rdi + 1088]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 832], ymm0
+	vmovdqu     ymm8, yword [rdi + 1056]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 800], ymm0
+	vmovdqu     ymm8, yword [rdi + 1024]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 768], ymm0
+	vinserti128 ymm10, ymm0, xmm0, 0x01
+	vpshufd     ymm11, ymm10, 0x4e
+	vpxor       ymm11, ymm11, ymm10
+	; H^33..H^64: the pairs of H^1..H^32 times H^32 in both lanes.
+	vpshufd     ymm9, ymm4, 0x4e
+	vpxor       ymm9, ymm9, ymm4
+	vpclmulqdq  ymm0, ymm4, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm4, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 736], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     yword [rdi + 1760], ymm3
+	vpshufd     ymm9, ymm5, 0x4e
+	vpxor       ymm9, ymm9, ymm5
+	vpclmulqdq  ymm0, ymm5, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm5, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 704], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     yword [rdi + 1728], ymm3
+	vpshufd     ymm9, ymm6, 0x4e
+	vpxor       ymm9, ymm9, ymm6
+	vpclmulqdq  ymm0, ymm6, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm6, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 672], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     yword [rdi + 1696], ymm3
+	vpshufd     ymm9, ymm7, 0x4e
+	vpxor       ymm9, ymm9, ymm7
+	vpclmulqdq  ymm0, ymm7, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm7, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 640], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     yword [rdi + 1664], ymm3
+	vmovdqu     ymm8, yword [rdi + 1120]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 608], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     yword [rdi + 1632], ymm3
+	vmovdqu     ymm8, yword [rdi + 1088]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 576], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     yword [rdi + 1600], ymm3
+	vmovdqu     ymm8, yword [rdi + 1056]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 544], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     yword [rdi + 1568], ymm3
+	vmovdqu     ymm8, yword [rdi + 1024]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 512], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     yword [rdi + 1536], ymm3
+	vmovdqu     ymm8, yword [rdi + 992]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 480], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     yword [rdi + 1504], ymm3
+	vmovdqu     ymm8, yword [rdi + 960]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 448], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     yword [rdi + 1472], ymm3
+	vmovdqu     ymm8, yword [rdi + 928]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 416], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     yword [rdi + 1440], ymm3
+	vmovdqu     ymm8, yword [rdi + 896]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 384], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     yword [rdi + 1408], ymm3
+	vmovdqu     ymm8, yword [rdi + 864]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 352], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     yword [rdi + 1376], ymm3
+	vmovdqu     ymm8, yword [rdi + 832]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 320], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     yword [rdi + 1344], ymm3
+	vmovdqu     ymm8, yword [rdi + 800]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 288], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     yword [rdi + 1312], ymm3
+	vmovdqu     ymm8, yword [rdi + 768]
+	vpshufd     ymm9, ymm8, 0x4e
+	vpxor       ymm9, ymm9, ymm8
+	vpclmulqdq  ymm0, ymm8, ymm10, 0x00
+	vpclmulqdq  ymm1, ymm8, ymm10, 0x11
+	vpclmulqdq  ymm2, ymm9, ymm11, 0x00
+	vpxor       ymm2, ymm2, ymm0
+	vpxor       ymm2, ymm2, ymm1
+	vpslldq     ymm3, ymm2, 8
+	vpsrldq     ymm2, ymm2, 8
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm1, ymm1, ymm2
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpclmulqdq  ymm3, ymm0, yword [rel const_polyval_poly_y], 0x10
+	vpshufd     ymm0, ymm0, 0x4e
+	vpxor       ymm0, ymm0, ymm3
+	vpxor       ymm0, ymm0, ymm1
+	vmovdqu     yword [rdi + 256], ymm0
+	vpshufd     ymm3, ymm0, 0x4e
+	vpxor       ymm3, ymm3, ymm0
+	vpunpcklqdq ymm3, ymm3, ymm9
+	vmovdqu     yword [rdi + 1280], ymm3
 	vzeroupper
-	vmovdqa     xmm8, oword [rsp]
-	vmovdqa     xmm9, oword [rsp + 16]
-	vmovdqa     xmm14, oword [rsp + 32]
-	add         rsp, 56
+	vmovdqa     xmm6, oword [rsp]
+	vmovdqa     xmm7, oword [rsp + 16]
+	vmovdqa     xmm8, oword [rsp + 32]
+	vmovdqa     xmm9, oword [rsp + 48]
+	vmovdqa     xmm10, oword [rsp + 64]
+	vmovdqa     xmm11, oword [rsp + 80]
+	add         rsp, 104
 	pop         rdi
 	pop         rsi
 	ret
@@ -3232,15 +4214,19 @@ asmgen_polyval_update_vpclmul_avx2:
 	align 32
 
 ; ----------------------------------------------------------------------------------------------------
-; GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.
+; GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^64, the zmm set H^9..H^32), from h.
 ; table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
 ; Montgomery domain: H^i = H^(i-1) * H * x^-128).
-; Then H^64..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
-; half-sums packed two per 16-byte lane from table[1280] (pairs j and j + 16 in the low and high 64 bits).
+; Then the part of the ymm set's table extension this set reads: H^32..H^1 from table[768] (highest
+; first) and their half-sums in both 64-bit halves of the 16-byte lanes from table[1280] (the ymm set's
+; high halves; its low halves hold other powers' half-sums there). H^2 = H^1 squared; then groups of
+; four powers doubled by zmm products against the broadcast highest power (H^4, H^3 from H^2; H^5..H^8
+; from H^4; H^9..H^16 from H^8; H^17..H^32 from H^16): five dependent products.
+; table[256..768] (the ymm set's H^64..H^33) is left as it was: the table is not the ymm set's.
 ;
 ; void asmgen_ghash_init_vpclmul_avx512(uint8_t *table, const uint8_t *h);
-; Requires: PCLMULQDQ, AVX, AVX2
-; Saves: rsi, rdi, xmm7, xmm8, xmm9, xmm14, xmm15
+; Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW
+; Saves: rsi, rdi
 ; ----------------------------------------------------------------------------------------------------
 	section .text$asmgen_ghash_init_vpclmul_avx512 code align=32
 	global asmgen_ghash_init_vpclmul_avx512
@@ -3251,268 +4237,235 @@ asmgen_ghash_init_vpclmul_avx512:
 .seh_0:			; .seh_pushreg rsi (an unwind code in .xdata)
 	push        rdi
 .seh_1:			; .seh_pushreg rdi (an unwind code in .xdata)
-	sub         rsp, 88
-.seh_2:			; .seh_stackalloc 88 (an unwind code in .xdata)
-	vmovdqa     oword [rsp], xmm7
-.seh_3:			; .seh_savexmm xmm7, 0 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 16], xmm8
-.seh_4:			; .seh_savexmm xmm8, 16 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 32], xmm9
-.seh_5:			; .seh_savexmm xmm9, 32 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 48], xmm14
-.seh_6:			; .seh_savexmm xmm14, 48 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 64], xmm15
-.seh_7:			; .seh_savexmm xmm15, 64 (an unwind code in .xdata)
 .seh_endprologue:
 	mov         rdi, rcx
 	mov         rsi, rdx
-	vmovdqa     xmm14, oword [rel const_polyval_poly]
-	vmovdqa     xmm15, oword [rel const_byte_reverse]
-	vmovdqu     xmm8, oword [rsi]
+	vmovdqu     xmm4, oword [rsi]
 	; GHASH key in POLYVAL form: mulX_POLYVAL(ByteReverse(H)) (RFC 8452, appendix A).
-	vpshufb     xmm8, xmm8, xmm15
-	vpsllq      xmm5, xmm8, 1
-	vpsrlq      xmm7, xmm8, 63
-	vpslldq     xmm7, xmm7, 8
-	vpor        xmm5, xmm5, xmm7
+	vpshufb     xmm4, xmm4, oword [rel const_byte_reverse]
+	vpsllq      xmm0, xmm4, 1
+	vpsrlq      xmm3, xmm4, 63
+	vpslldq     xmm3, xmm3, 8
+	vpor        xmm0, xmm0, xmm3
 	; Constant-time: an all-ones mask from bit 127 selects the polynomial.
-	vpshufd     xmm7, xmm8, 0xff
-	vpsrad      xmm7, xmm7, 31
-	vpand       xmm7, xmm7, xmm14
-	vpxor       xmm8, xmm5, xmm7
-	vmovdqa     xmm9, xmm8
-	; H^1
-	vmovdqu     oword [rdi], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 128], xmm5
-	vmovdqu     oword [rdi + 1264], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^2
-	vmovdqu     oword [rdi + 16], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 144], xmm5
-	vmovdqu     oword [rdi + 1248], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^3
-	vmovdqu     oword [rdi + 32], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 160], xmm5
-	vmovdqu     oword [rdi + 1232], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^4
-	vmovdqu     oword [rdi + 48], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 176], xmm5
-	vmovdqu     oword [rdi + 1216], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^5
-	vmovdqu     oword [rdi + 64], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 192], xmm5
-	vmovdqu     oword [rdi + 1200], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^6
-	vmovdqu     oword [rdi + 80], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 208], xmm5
-	vmovdqu     oword [rdi + 1184], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^7
-	vmovdqu     oword [rdi + 96], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 224], xmm5
-	vmovdqu     oword [rdi + 1168], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^8
-	vmovdqu     oword [rdi + 112], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 240], xmm5
-	vmovdqu     oword [rdi + 1152], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^9..H^64, each below the one before it in the table's extension.
-	lea         rax, [rdi + 1136]
-	lea         r9, [rdi + 240]
-.asmgen_ghash_init_vpclmul_avx512_more_powers:
-	vmovdqu     oword [rax], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	sub         rax, 16
-	cmp         rax, r9
-	jnz         short .asmgen_ghash_init_vpclmul_avx512_more_powers
-	; Half-sums of the pairs [H^(64-2j), H^(63-2j)] (low 64 bits of each lane) and [H^(32-2j), H^(31-2j)]
-	; (high), j = 0..15, packed.
-	mov         rax, rdi
-	lea         r9, [rdi + 512]
-.asmgen_ghash_init_vpclmul_avx512_pack:
-	vmovdqu     ymm1, yword [rax + 256]
-	vpshufd     ymm5, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vmovdqu     ymm2, yword [rax + 768]
-	vpshufd     ymm5, ymm2, 0x4e
-	vpxor       ymm2, ymm2, ymm5
-	vpunpcklqdq ymm1, ymm1, ymm2
-	vmovdqu     yword [rax + 1280], ymm1
-	add         rax, 32
-	cmp         rax, r9
-	jnz         short .asmgen_ghash_init_vpclmul_avx512_pack
+	vpshufd     xmm3, xmm4, 0xff
+	vpsrad      xmm3, xmm3, 31
+	vpand       xmm3, xmm3, oword [rel const_polyval_poly]
+	vpxor       xmm4, xmm0, xmm3
+	; H^2 = H^1 squared; [H^2, H^1] (VEX: the upper lanes zero).
+	vpclmulqdq  xmm0, xmm4, xmm4, 0x00
+	vpclmulqdq  xmm1, xmm4, xmm4, 0x11
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm5, xmm0, xmm1
+	vinserti128 ymm5, ymm5, xmm4, 0x01
+	vbroadcasti32x4 zmm26, oword [rel const_polyval_poly]
+	vshufi64x2  zmm24, zmm5, zmm5, 0x00
+	vpshufd     zmm25, zmm24, 0x4e
+	vpxorq      zmm25, zmm25, zmm24
+	; Z_1 = [H^4, H^3] = [H^2, H^1] * H^2, then [H^2, H^1] above; Z_2 = Z_1 * H^4.
+	vpshufd     zmm27, zmm5, 0x4e
+	vpxorq      zmm27, zmm27, zmm5
+	vpclmulqdq  zmm0, zmm5, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm5, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm16, zmm0, zmm1
+	vinserti64x4 zmm16, zmm16, ymm5, 0x01
+	vshufi64x2  zmm24, zmm16, zmm16, 0x00
+	vpshufd     zmm25, zmm24, 0x4e
+	vpxorq      zmm25, zmm25, zmm24
+	vpshufd     zmm27, zmm16, 0x4e
+	vpxorq      zmm27, zmm27, zmm16
+	vpclmulqdq  zmm0, zmm16, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm16, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm17, zmm0, zmm1
+	vshufi64x2  zmm24, zmm17, zmm17, 0x00
+	vpshufd     zmm25, zmm24, 0x4e
+	vpxorq      zmm25, zmm25, zmm24
+	; H^9..H^16: the groups of H^1..H^8 times H^8 in every lane.
+	vpshufd     zmm27, zmm16, 0x4e
+	vpxorq      zmm27, zmm27, zmm16
+	vpclmulqdq  zmm0, zmm16, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm16, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm18, zmm0, zmm1
+	vpshufd     zmm27, zmm17, 0x4e
+	vpxorq      zmm27, zmm27, zmm17
+	vpclmulqdq  zmm0, zmm17, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm17, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm19, zmm0, zmm1
+	vshufi64x2  zmm24, zmm19, zmm19, 0x00
+	vpshufd     zmm25, zmm24, 0x4e
+	vpxorq      zmm25, zmm25, zmm24
+	; H^17..H^32: the groups of H^1..H^16 times H^16 in every lane.
+	vpshufd     zmm27, zmm16, 0x4e
+	vpxorq      zmm27, zmm27, zmm16
+	vpclmulqdq  zmm0, zmm16, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm16, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm20, zmm0, zmm1
+	vpshufd     zmm27, zmm17, 0x4e
+	vpxorq      zmm27, zmm27, zmm17
+	vpclmulqdq  zmm0, zmm17, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm17, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm21, zmm0, zmm1
+	vpshufd     zmm27, zmm18, 0x4e
+	vpxorq      zmm27, zmm27, zmm18
+	vpclmulqdq  zmm0, zmm18, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm18, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm22, zmm0, zmm1
+	vpshufd     zmm27, zmm19, 0x4e
+	vpxorq      zmm27, zmm27, zmm19
+	vpclmulqdq  zmm0, zmm19, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm19, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm23, zmm0, zmm1
+	; Stores: the base (H^1..H^8 and their half-sums, lowest first), each group's powers and half-sums.
+	vmovdqu64   zword [rdi + 1216], zmm16
+	vpshufd     zmm3, zmm16, 0x4e
+	vpxorq      zmm3, zmm3, zmm16
+	vmovdqu64   zword [rdi + 1728], zmm3
+	vshufi64x2  zmm1, zmm16, zmm16, 0x1b
+	vmovdqu64   zword [rdi], zmm1
+	vshufi64x2  zmm1, zmm3, zmm3, 0x1b
+	vmovdqu64   zword [rdi + 128], zmm1
+	vmovdqu64   zword [rdi + 1152], zmm17
+	vpshufd     zmm3, zmm17, 0x4e
+	vpxorq      zmm3, zmm3, zmm17
+	vmovdqu64   zword [rdi + 1664], zmm3
+	vshufi64x2  zmm1, zmm17, zmm17, 0x1b
+	vmovdqu64   zword [rdi + 64], zmm1
+	vshufi64x2  zmm1, zmm3, zmm3, 0x1b
+	vmovdqu64   zword [rdi + 192], zmm1
+	vmovdqu64   zword [rdi + 1088], zmm18
+	vpshufd     zmm3, zmm18, 0x4e
+	vpxorq      zmm3, zmm3, zmm18
+	vmovdqu64   zword [rdi + 1600], zmm3
+	vmovdqu64   zword [rdi + 1024], zmm19
+	vpshufd     zmm3, zmm19, 0x4e
+	vpxorq      zmm3, zmm3, zmm19
+	vmovdqu64   zword [rdi + 1536], zmm3
+	vmovdqu64   zword [rdi + 960], zmm20
+	vpshufd     zmm3, zmm20, 0x4e
+	vpxorq      zmm3, zmm3, zmm20
+	vmovdqu64   zword [rdi + 1472], zmm3
+	vmovdqu64   zword [rdi + 896], zmm21
+	vpshufd     zmm3, zmm21, 0x4e
+	vpxorq      zmm3, zmm3, zmm21
+	vmovdqu64   zword [rdi + 1408], zmm3
+	vmovdqu64   zword [rdi + 832], zmm22
+	vpshufd     zmm3, zmm22, 0x4e
+	vpxorq      zmm3, zmm3, zmm22
+	vmovdqu64   zword [rdi + 1344], zmm3
+	vmovdqu64   zword [rdi + 768], zmm23
+	vpshufd     zmm3, zmm23, 0x4e
+	vpxorq      zmm3, zmm3, zmm23
+	vmovdqu64   zword [rdi + 1280], zmm3
 	vzeroupper
-	vmovdqa     xmm7, oword [rsp]
-	vmovdqa     xmm8, oword [rsp + 16]
-	vmovdqa     xmm9, oword [rsp + 32]
-	vmovdqa     xmm14, oword [rsp + 48]
-	vmovdqa     xmm15, oword [rsp + 64]
-	add         rsp, 88
 	pop         rdi
 	pop         rsi
 	ret
@@ -3962,15 +4915,19 @@ asmgen_ghash_update_vpclmul_avx512:
 	align 32
 
 ; ----------------------------------------------------------------------------------------------------
-; POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.
+; POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^64, the zmm set H^9..H^32), from h.
 ; table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
 ; Montgomery domain: H^i = H^(i-1) * H * x^-128).
-; Then H^64..H^1 from table[256] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their
-; half-sums packed two per 16-byte lane from table[1280] (pairs j and j + 16 in the low and high 64 bits).
+; Then the part of the ymm set's table extension this set reads: H^32..H^1 from table[768] (highest
+; first) and their half-sums in both 64-bit halves of the 16-byte lanes from table[1280] (the ymm set's
+; high halves; its low halves hold other powers' half-sums there). H^2 = H^1 squared; then groups of
+; four powers doubled by zmm products against the broadcast highest power (H^4, H^3 from H^2; H^5..H^8
+; from H^4; H^9..H^16 from H^8; H^17..H^32 from H^16): five dependent products.
+; table[256..768] (the ymm set's H^64..H^33) is left as it was: the table is not the ymm set's.
 ;
 ; void asmgen_polyval_init_vpclmul_avx512(uint8_t *table, const uint8_t *h);
-; Requires: PCLMULQDQ, AVX, AVX2
-; Saves: rsi, rdi, xmm8, xmm9, xmm14
+; Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW
+; Saves: rsi, rdi
 ; ----------------------------------------------------------------------------------------------------
 	section .text$asmgen_polyval_init_vpclmul_avx512 code align=32
 	global asmgen_polyval_init_vpclmul_avx512
@@ -3981,250 +4938,224 @@ asmgen_polyval_init_vpclmul_avx512:
 .seh_0:			; .seh_pushreg rsi (an unwind code in .xdata)
 	push        rdi
 .seh_1:			; .seh_pushreg rdi (an unwind code in .xdata)
-	sub         rsp, 56
-.seh_2:			; .seh_stackalloc 56 (an unwind code in .xdata)
-	vmovdqa     oword [rsp], xmm8
-.seh_3:			; .seh_savexmm xmm8, 0 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 16], xmm9
-.seh_4:			; .seh_savexmm xmm9, 16 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 32], xmm14
-.seh_5:			; .seh_savexmm xmm14, 32 (an unwind code in .xdata)
 .seh_endprologue:
 	mov         rdi, rcx
 	mov         rsi, rdx
-	vmovdqa     xmm14, oword [rel const_polyval_poly]
-	vmovdqu     xmm8, oword [rsi]
-	vmovdqa     xmm9, xmm8
-	; H^1
-	vmovdqu     oword [rdi], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 128], xmm5
-	vmovdqu     oword [rdi + 1264], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^2
-	vmovdqu     oword [rdi + 16], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 144], xmm5
-	vmovdqu     oword [rdi + 1248], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^3
-	vmovdqu     oword [rdi + 32], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 160], xmm5
-	vmovdqu     oword [rdi + 1232], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^4
-	vmovdqu     oword [rdi + 48], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 176], xmm5
-	vmovdqu     oword [rdi + 1216], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^5
-	vmovdqu     oword [rdi + 64], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 192], xmm5
-	vmovdqu     oword [rdi + 1200], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^6
-	vmovdqu     oword [rdi + 80], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 208], xmm5
-	vmovdqu     oword [rdi + 1184], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^7
-	vmovdqu     oword [rdi + 96], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 224], xmm5
-	vmovdqu     oword [rdi + 1168], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^8
-	vmovdqu     oword [rdi + 112], xmm9
-	vpshufd     xmm5, xmm9, 0x4e
-	vpxor       xmm5, xmm5, xmm9
-	vmovdqu     oword [rdi + 240], xmm5
-	vmovdqu     oword [rdi + 1152], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	; H^9..H^64, each below the one before it in the table's extension.
-	lea         rax, [rdi + 1136]
-	lea         r9, [rdi + 240]
-.asmgen_polyval_init_vpclmul_avx512_more_powers:
-	vmovdqu     oword [rax], xmm9
-	vpclmulqdq  xmm1, xmm9, xmm8, 0x00
-	vpclmulqdq  xmm2, xmm9, xmm8, 0x11
-	vpclmulqdq  xmm3, xmm9, xmm8, 0x01
-	vpclmulqdq  xmm5, xmm9, xmm8, 0x10
-	vpxor       xmm3, xmm3, xmm5
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	; Reduce: two folds of the low 64 bits by x^-64 (multiply by 0xc2 << 56, swap halves).
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmm14, 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm9, xmm1, xmm2
-	sub         rax, 16
-	cmp         rax, r9
-	jnz         short .asmgen_polyval_init_vpclmul_avx512_more_powers
-	; Half-sums of the pairs [H^(64-2j), H^(63-2j)] (low 64 bits of each lane) and [H^(32-2j), H^(31-2j)]
-	; (high), j = 0..15, packed.
-	mov         rax, rdi
-	lea         r9, [rdi + 512]
-.asmgen_polyval_init_vpclmul_avx512_pack:
-	vmovdqu     ymm1, yword [rax + 256]
-	vpshufd     ymm5, ymm1, 0x4e
-	vpxor       ymm1, ymm1, ymm5
-	vmovdqu     ymm2, yword [rax + 768]
-	vpshufd     ymm5, ymm2, 0x4e
-	vpxor       ymm2, ymm2, ymm5
-	vpunpcklqdq ymm1, ymm1, ymm2
-	vmovdqu     yword [rax + 1280], ymm1
-	add         rax, 32
-	cmp         rax, r9
-	jnz         short .asmgen_polyval_init_vpclmul_avx512_pack
+	vmovdqu     xmm4, oword [rsi]
+	; H^2 = H^1 squared; [H^2, H^1] (VEX: the upper lanes zero).
+	vpclmulqdq  xmm0, xmm4, xmm4, 0x00
+	vpclmulqdq  xmm1, xmm4, xmm4, 0x11
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm5, xmm0, xmm1
+	vinserti128 ymm5, ymm5, xmm4, 0x01
+	vbroadcasti32x4 zmm26, oword [rel const_polyval_poly]
+	vshufi64x2  zmm24, zmm5, zmm5, 0x00
+	vpshufd     zmm25, zmm24, 0x4e
+	vpxorq      zmm25, zmm25, zmm24
+	; Z_1 = [H^4, H^3] = [H^2, H^1] * H^2, then [H^2, H^1] above; Z_2 = Z_1 * H^4.
+	vpshufd     zmm27, zmm5, 0x4e
+	vpxorq      zmm27, zmm27, zmm5
+	vpclmulqdq  zmm0, zmm5, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm5, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm16, zmm0, zmm1
+	vinserti64x4 zmm16, zmm16, ymm5, 0x01
+	vshufi64x2  zmm24, zmm16, zmm16, 0x00
+	vpshufd     zmm25, zmm24, 0x4e
+	vpxorq      zmm25, zmm25, zmm24
+	vpshufd     zmm27, zmm16, 0x4e
+	vpxorq      zmm27, zmm27, zmm16
+	vpclmulqdq  zmm0, zmm16, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm16, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm17, zmm0, zmm1
+	vshufi64x2  zmm24, zmm17, zmm17, 0x00
+	vpshufd     zmm25, zmm24, 0x4e
+	vpxorq      zmm25, zmm25, zmm24
+	; H^9..H^16: the groups of H^1..H^8 times H^8 in every lane.
+	vpshufd     zmm27, zmm16, 0x4e
+	vpxorq      zmm27, zmm27, zmm16
+	vpclmulqdq  zmm0, zmm16, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm16, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm18, zmm0, zmm1
+	vpshufd     zmm27, zmm17, 0x4e
+	vpxorq      zmm27, zmm27, zmm17
+	vpclmulqdq  zmm0, zmm17, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm17, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm19, zmm0, zmm1
+	vshufi64x2  zmm24, zmm19, zmm19, 0x00
+	vpshufd     zmm25, zmm24, 0x4e
+	vpxorq      zmm25, zmm25, zmm24
+	; H^17..H^32: the groups of H^1..H^16 times H^16 in every lane.
+	vpshufd     zmm27, zmm16, 0x4e
+	vpxorq      zmm27, zmm27, zmm16
+	vpclmulqdq  zmm0, zmm16, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm16, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm20, zmm0, zmm1
+	vpshufd     zmm27, zmm17, 0x4e
+	vpxorq      zmm27, zmm27, zmm17
+	vpclmulqdq  zmm0, zmm17, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm17, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm21, zmm0, zmm1
+	vpshufd     zmm27, zmm18, 0x4e
+	vpxorq      zmm27, zmm27, zmm18
+	vpclmulqdq  zmm0, zmm18, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm18, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm22, zmm0, zmm1
+	vpshufd     zmm27, zmm19, 0x4e
+	vpxorq      zmm27, zmm27, zmm19
+	vpclmulqdq  zmm0, zmm19, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm19, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm23, zmm0, zmm1
+	; Stores: the base (H^1..H^8 and their half-sums, lowest first), each group's powers and half-sums.
+	vmovdqu64   zword [rdi + 1216], zmm16
+	vpshufd     zmm3, zmm16, 0x4e
+	vpxorq      zmm3, zmm3, zmm16
+	vmovdqu64   zword [rdi + 1728], zmm3
+	vshufi64x2  zmm1, zmm16, zmm16, 0x1b
+	vmovdqu64   zword [rdi], zmm1
+	vshufi64x2  zmm1, zmm3, zmm3, 0x1b
+	vmovdqu64   zword [rdi + 128], zmm1
+	vmovdqu64   zword [rdi + 1152], zmm17
+	vpshufd     zmm3, zmm17, 0x4e
+	vpxorq      zmm3, zmm3, zmm17
+	vmovdqu64   zword [rdi + 1664], zmm3
+	vshufi64x2  zmm1, zmm17, zmm17, 0x1b
+	vmovdqu64   zword [rdi + 64], zmm1
+	vshufi64x2  zmm1, zmm3, zmm3, 0x1b
+	vmovdqu64   zword [rdi + 192], zmm1
+	vmovdqu64   zword [rdi + 1088], zmm18
+	vpshufd     zmm3, zmm18, 0x4e
+	vpxorq      zmm3, zmm3, zmm18
+	vmovdqu64   zword [rdi + 1600], zmm3
+	vmovdqu64   zword [rdi + 1024], zmm19
+	vpshufd     zmm3, zmm19, 0x4e
+	vpxorq      zmm3, zmm3, zmm19
+	vmovdqu64   zword [rdi + 1536], zmm3
+	vmovdqu64   zword [rdi + 960], zmm20
+	vpshufd     zmm3, zmm20, 0x4e
+	vpxorq      zmm3, zmm3, zmm20
+	vmovdqu64   zword [rdi + 1472], zmm3
+	vmovdqu64   zword [rdi + 896], zmm21
+	vpshufd     zmm3, zmm21, 0x4e
+	vpxorq      zmm3, zmm3, zmm21
+	vmovdqu64   zword [rdi + 1408], zmm3
+	vmovdqu64   zword [rdi + 832], zmm22
+	vpshufd     zmm3, zmm22, 0x4e
+	vpxorq      zmm3, zmm3, zmm22
+	vmovdqu64   zword [rdi + 1344], zmm3
+	vmovdqu64   zword [rdi + 768], zmm23
+	vpshufd     zmm3, zmm23, 0x4e
+	vpxorq      zmm3, zmm3, zmm23
+	vmovdqu64   zword [rdi + 1280], zmm3
 	vzeroupper
-	vmovdqa     xmm8, oword [rsp]
-	vmovdqa     xmm9, oword [rsp + 16]
-	vmovdqa     xmm14, oword [rsp + 32]
-	add         rsp, 56
 	pop         rdi
 	pop         rsi
 	ret
@@ -4661,18 +5592,20 @@ const_polyval_poly_y:	; polyval_poly in both lanes
 
 	section .xdata$asmgen_ghash_init_avx rdata align=4
 asmgen_ghash_init_avx.unwind_info:
-	db 1, asmgen_ghash_init_avx.seh_endprologue - asmgen_ghash_init_avx, 13, 0	; version 1, prologue size, 13 slots, no frame register
-	db asmgen_ghash_init_avx.seh_7 - asmgen_ghash_init_avx, 0xf8	; SAVE_XMM128, info 15
+	db 1, asmgen_ghash_init_avx.seh_endprologue - asmgen_ghash_init_avx, 15, 0	; version 1, prologue size, 15 slots, no frame register
+	db asmgen_ghash_init_avx.seh_8 - asmgen_ghash_init_avx, 0xb8	; SAVE_XMM128, info 11
+	dw 5
+	db asmgen_ghash_init_avx.seh_7 - asmgen_ghash_init_avx, 0xa8	; SAVE_XMM128, info 10
 	dw 4
-	db asmgen_ghash_init_avx.seh_6 - asmgen_ghash_init_avx, 0xe8	; SAVE_XMM128, info 14
+	db asmgen_ghash_init_avx.seh_6 - asmgen_ghash_init_avx, 0x98	; SAVE_XMM128, info 9
 	dw 3
-	db asmgen_ghash_init_avx.seh_5 - asmgen_ghash_init_avx, 0x98	; SAVE_XMM128, info 9
+	db asmgen_ghash_init_avx.seh_5 - asmgen_ghash_init_avx, 0x88	; SAVE_XMM128, info 8
 	dw 2
-	db asmgen_ghash_init_avx.seh_4 - asmgen_ghash_init_avx, 0x88	; SAVE_XMM128, info 8
+	db asmgen_ghash_init_avx.seh_4 - asmgen_ghash_init_avx, 0x78	; SAVE_XMM128, info 7
 	dw 1
-	db asmgen_ghash_init_avx.seh_3 - asmgen_ghash_init_avx, 0x78	; SAVE_XMM128, info 7
+	db asmgen_ghash_init_avx.seh_3 - asmgen_ghash_init_avx, 0x68	; SAVE_XMM128, info 6
 	dw 0
-	db asmgen_ghash_init_avx.seh_2 - asmgen_ghash_init_avx, 0xa2	; ALLOC_SMALL, info 10
+	db asmgen_ghash_init_avx.seh_2 - asmgen_ghash_init_avx, 0xc2	; ALLOC_SMALL, info 12
 	db asmgen_ghash_init_avx.seh_1 - asmgen_ghash_init_avx, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_ghash_init_avx.seh_0 - asmgen_ghash_init_avx, 0x60	; PUSH_NONVOL, info 6
 	dw 0
@@ -4695,14 +5628,20 @@ asmgen_ghash_update_avx.unwind_info:
 	dw 0
 	section .xdata$asmgen_polyval_init_avx rdata align=4
 asmgen_polyval_init_avx.unwind_info:
-	db 1, asmgen_polyval_init_avx.seh_endprologue - asmgen_polyval_init_avx, 9, 0	; version 1, prologue size, 9 slots, no frame register
-	db asmgen_polyval_init_avx.seh_5 - asmgen_polyval_init_avx, 0xe8	; SAVE_XMM128, info 14
+	db 1, asmgen_polyval_init_avx.seh_endprologue - asmgen_polyval_init_avx, 15, 0	; version 1, prologue size, 15 slots, no frame register
+	db asmgen_polyval_init_avx.seh_8 - asmgen_polyval_init_avx, 0xb8	; SAVE_XMM128, info 11
+	dw 5
+	db asmgen_polyval_init_avx.seh_7 - asmgen_polyval_init_avx, 0xa8	; SAVE_XMM128, info 10
+	dw 4
+	db asmgen_polyval_init_avx.seh_6 - asmgen_polyval_init_avx, 0x98	; SAVE_XMM128, info 9
+	dw 3
+	db asmgen_polyval_init_avx.seh_5 - asmgen_polyval_init_avx, 0x88	; SAVE_XMM128, info 8
 	dw 2
-	db asmgen_polyval_init_avx.seh_4 - asmgen_polyval_init_avx, 0x98	; SAVE_XMM128, info 9
+	db asmgen_polyval_init_avx.seh_4 - asmgen_polyval_init_avx, 0x78	; SAVE_XMM128, info 7
 	dw 1
-	db asmgen_polyval_init_avx.seh_3 - asmgen_polyval_init_avx, 0x88	; SAVE_XMM128, info 8
+	db asmgen_polyval_init_avx.seh_3 - asmgen_polyval_init_avx, 0x68	; SAVE_XMM128, info 6
 	dw 0
-	db asmgen_polyval_init_avx.seh_2 - asmgen_polyval_init_avx, 0x62	; ALLOC_SMALL, info 6
+	db asmgen_polyval_init_avx.seh_2 - asmgen_polyval_init_avx, 0xc2	; ALLOC_SMALL, info 12
 	db asmgen_polyval_init_avx.seh_1 - asmgen_polyval_init_avx, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_polyval_init_avx.seh_0 - asmgen_polyval_init_avx, 0x60	; PUSH_NONVOL, info 6
 	dw 0
@@ -4723,18 +5662,20 @@ asmgen_polyval_update_avx.unwind_info:
 	dw 0
 	section .xdata$asmgen_ghash_init_vpclmul_avx2 rdata align=4
 asmgen_ghash_init_vpclmul_avx2.unwind_info:
-	db 1, asmgen_ghash_init_vpclmul_avx2.seh_endprologue - asmgen_ghash_init_vpclmul_avx2, 13, 0	; version 1, prologue size, 13 slots, no frame register
-	db asmgen_ghash_init_vpclmul_avx2.seh_7 - asmgen_ghash_init_vpclmul_avx2, 0xf8	; SAVE_XMM128, info 15
+	db 1, asmgen_ghash_init_vpclmul_avx2.seh_endprologue - asmgen_ghash_init_vpclmul_avx2, 15, 0	; version 1, prologue size, 15 slots, no frame register
+	db asmgen_ghash_init_vpclmul_avx2.seh_8 - asmgen_ghash_init_vpclmul_avx2, 0xb8	; SAVE_XMM128, info 11
+	dw 5
+	db asmgen_ghash_init_vpclmul_avx2.seh_7 - asmgen_ghash_init_vpclmul_avx2, 0xa8	; SAVE_XMM128, info 10
 	dw 4
-	db asmgen_ghash_init_vpclmul_avx2.seh_6 - asmgen_ghash_init_vpclmul_avx2, 0xe8	; SAVE_XMM128, info 14
+	db asmgen_ghash_init_vpclmul_avx2.seh_6 - asmgen_ghash_init_vpclmul_avx2, 0x98	; SAVE_XMM128, info 9
 	dw 3
-	db asmgen_ghash_init_vpclmul_avx2.seh_5 - asmgen_ghash_init_vpclmul_avx2, 0x98	; SAVE_XMM128, info 9
+	db asmgen_ghash_init_vpclmul_avx2.seh_5 - asmgen_ghash_init_vpclmul_avx2, 0x88	; SAVE_XMM128, info 8
 	dw 2
-	db asmgen_ghash_init_vpclmul_avx2.seh_4 - asmgen_ghash_init_vpclmul_avx2, 0x88	; SAVE_XMM128, info 8
+	db asmgen_ghash_init_vpclmul_avx2.seh_4 - asmgen_ghash_init_vpclmul_avx2, 0x78	; SAVE_XMM128, info 7
 	dw 1
-	db asmgen_ghash_init_vpclmul_avx2.seh_3 - asmgen_ghash_init_vpclmul_avx2, 0x78	; SAVE_XMM128, info 7
+	db asmgen_ghash_init_vpclmul_avx2.seh_3 - asmgen_ghash_init_vpclmul_avx2, 0x68	; SAVE_XMM128, info 6
 	dw 0
-	db asmgen_ghash_init_vpclmul_avx2.seh_2 - asmgen_ghash_init_vpclmul_avx2, 0xa2	; ALLOC_SMALL, info 10
+	db asmgen_ghash_init_vpclmul_avx2.seh_2 - asmgen_ghash_init_vpclmul_avx2, 0xc2	; ALLOC_SMALL, info 12
 	db asmgen_ghash_init_vpclmul_avx2.seh_1 - asmgen_ghash_init_vpclmul_avx2, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_ghash_init_vpclmul_avx2.seh_0 - asmgen_ghash_init_vpclmul_avx2, 0x60	; PUSH_NONVOL, info 6
 	dw 0
@@ -4755,14 +5696,20 @@ asmgen_ghash_update_vpclmul_avx2.unwind_info:
 	dw 0
 	section .xdata$asmgen_polyval_init_vpclmul_avx2 rdata align=4
 asmgen_polyval_init_vpclmul_avx2.unwind_info:
-	db 1, asmgen_polyval_init_vpclmul_avx2.seh_endprologue - asmgen_polyval_init_vpclmul_avx2, 9, 0	; version 1, prologue size, 9 slots, no frame register
-	db asmgen_polyval_init_vpclmul_avx2.seh_5 - asmgen_polyval_init_vpclmul_avx2, 0xe8	; SAVE_XMM128, info 14
+	db 1, asmgen_polyval_init_vpclmul_avx2.seh_endprologue - asmgen_polyval_init_vpclmul_avx2, 15, 0	; version 1, prologue size, 15 slots, no frame register
+	db asmgen_polyval_init_vpclmul_avx2.seh_8 - asmgen_polyval_init_vpclmul_avx2, 0xb8	; SAVE_XMM128, info 11
+	dw 5
+	db asmgen_polyval_init_vpclmul_avx2.seh_7 - asmgen_polyval_init_vpclmul_avx2, 0xa8	; SAVE_XMM128, info 10
+	dw 4
+	db asmgen_polyval_init_vpclmul_avx2.seh_6 - asmgen_polyval_init_vpclmul_avx2, 0x98	; SAVE_XMM128, info 9
+	dw 3
+	db asmgen_polyval_init_vpclmul_avx2.seh_5 - asmgen_polyval_init_vpclmul_avx2, 0x88	; SAVE_XMM128, info 8
 	dw 2
-	db asmgen_polyval_init_vpclmul_avx2.seh_4 - asmgen_polyval_init_vpclmul_avx2, 0x98	; SAVE_XMM128, info 9
+	db asmgen_polyval_init_vpclmul_avx2.seh_4 - asmgen_polyval_init_vpclmul_avx2, 0x78	; SAVE_XMM128, info 7
 	dw 1
-	db asmgen_polyval_init_vpclmul_avx2.seh_3 - asmgen_polyval_init_vpclmul_avx2, 0x88	; SAVE_XMM128, info 8
+	db asmgen_polyval_init_vpclmul_avx2.seh_3 - asmgen_polyval_init_vpclmul_avx2, 0x68	; SAVE_XMM128, info 6
 	dw 0
-	db asmgen_polyval_init_vpclmul_avx2.seh_2 - asmgen_polyval_init_vpclmul_avx2, 0x62	; ALLOC_SMALL, info 6
+	db asmgen_polyval_init_vpclmul_avx2.seh_2 - asmgen_polyval_init_vpclmul_avx2, 0xc2	; ALLOC_SMALL, info 12
 	db asmgen_polyval_init_vpclmul_avx2.seh_1 - asmgen_polyval_init_vpclmul_avx2, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_polyval_init_vpclmul_avx2.seh_0 - asmgen_polyval_init_vpclmul_avx2, 0x60	; PUSH_NONVOL, info 6
 	dw 0
@@ -4781,21 +5728,9 @@ asmgen_polyval_update_vpclmul_avx2.unwind_info:
 	dw 0
 	section .xdata$asmgen_ghash_init_vpclmul_avx512 rdata align=4
 asmgen_ghash_init_vpclmul_avx512.unwind_info:
-	db 1, asmgen_ghash_init_vpclmul_avx512.seh_endprologue - asmgen_ghash_init_vpclmul_avx512, 13, 0	; version 1, prologue size, 13 slots, no frame register
-	db asmgen_ghash_init_vpclmul_avx512.seh_7 - asmgen_ghash_init_vpclmul_avx512, 0xf8	; SAVE_XMM128, info 15
-	dw 4
-	db asmgen_ghash_init_vpclmul_avx512.seh_6 - asmgen_ghash_init_vpclmul_avx512, 0xe8	; SAVE_XMM128, info 14
-	dw 3
-	db asmgen_ghash_init_vpclmul_avx512.seh_5 - asmgen_ghash_init_vpclmul_avx512, 0x98	; SAVE_XMM128, info 9
-	dw 2
-	db asmgen_ghash_init_vpclmul_avx512.seh_4 - asmgen_ghash_init_vpclmul_avx512, 0x88	; SAVE_XMM128, info 8
-	dw 1
-	db asmgen_ghash_init_vpclmul_avx512.seh_3 - asmgen_ghash_init_vpclmul_avx512, 0x78	; SAVE_XMM128, info 7
-	dw 0
-	db asmgen_ghash_init_vpclmul_avx512.seh_2 - asmgen_ghash_init_vpclmul_avx512, 0xa2	; ALLOC_SMALL, info 10
+	db 1, asmgen_ghash_init_vpclmul_avx512.seh_endprologue - asmgen_ghash_init_vpclmul_avx512, 2, 0	; version 1, prologue size, 2 slots, no frame register
 	db asmgen_ghash_init_vpclmul_avx512.seh_1 - asmgen_ghash_init_vpclmul_avx512, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_ghash_init_vpclmul_avx512.seh_0 - asmgen_ghash_init_vpclmul_avx512, 0x60	; PUSH_NONVOL, info 6
-	dw 0
 	section .xdata$asmgen_ghash_update_vpclmul_avx512 rdata align=4
 asmgen_ghash_update_vpclmul_avx512.unwind_info:
 	db 1, asmgen_ghash_update_vpclmul_avx512.seh_endprologue - asmgen_ghash_update_vpclmul_avx512, 11, 0	; version 1, prologue size, 11 slots, no frame register
@@ -4813,17 +5748,9 @@ asmgen_ghash_update_vpclmul_avx512.unwind_info:
 	dw 0
 	section .xdata$asmgen_polyval_init_vpclmul_avx512 rdata align=4
 asmgen_polyval_init_vpclmul_avx512.unwind_info:
-	db 1, asmgen_polyval_init_vpclmul_avx512.seh_endprologue - asmgen_polyval_init_vpclmul_avx512, 9, 0	; version 1, prologue size, 9 slots, no frame register
-	db asmgen_polyval_init_vpclmul_avx512.seh_5 - asmgen_polyval_init_vpclmul_avx512, 0xe8	; SAVE_XMM128, info 14
-	dw 2
-	db asmgen_polyval_init_vpclmul_avx512.seh_4 - asmgen_polyval_init_vpclmul_avx512, 0x98	; SAVE_XMM128, info 9
-	dw 1
-	db asmgen_polyval_init_vpclmul_avx512.seh_3 - asmgen_polyval_init_vpclmul_avx512, 0x88	; SAVE_XMM128, info 8
-	dw 0
-	db asmgen_polyval_init_vpclmul_avx512.seh_2 - asmgen_polyval_init_vpclmul_avx512, 0x62	; ALLOC_SMALL, info 6
+	db 1, asmgen_polyval_init_vpclmul_avx512.seh_endprologue - asmgen_polyval_init_vpclmul_avx512, 2, 0	; version 1, prologue size, 2 slots, no frame register
 	db asmgen_polyval_init_vpclmul_avx512.seh_1 - asmgen_polyval_init_vpclmul_avx512, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_polyval_init_vpclmul_avx512.seh_0 - asmgen_polyval_init_vpclmul_avx512, 0x60	; PUSH_NONVOL, info 6
-	dw 0
 	section .xdata$asmgen_polyval_update_vpclmul_avx512 rdata align=4
 asmgen_polyval_update_vpclmul_avx512.unwind_info:
 	db 1, asmgen_polyval_update_vpclmul_avx512.seh_endprologue - asmgen_polyval_update_vpclmul_avx512, 9, 0	; version 1, prologue size, 9 slots, no frame register

@@ -1,5 +1,6 @@
 //! Test hook, not API: what `tests/tests/abi.rs` needs to call every linked listing function through its
-//! callee-saved-register checking trampoline. Hidden from the documentation; no semver promise.
+//! callee-saved-register checking trampoline, and the portable key setups `tests/tests/ghash.rs` compares the
+//! listings' key tables with. Hidden from the documentation; no semver promise.
 
 /// A listing function of the host's generated set table.
 #[derive(Clone, Copy, Debug)]
@@ -31,4 +32,10 @@ pub fn kernels() -> Vec<AotKernel> {
             })
         })
         .collect()
+}
+
+/// The portable backend's key setups, `(role, function)` for `ghash_init` and `polyval_init`: they fill the key
+/// table's first 256 bytes (H^1..H^8 and their half-sums), which every listing's init must fill alike.
+pub fn portable_hash_inits() -> [(&'static str, unsafe extern "C" fn(*mut u8, *const u8)); 2] {
+    [("ghash_init", crate::ghash::portable::ghash_init), ("polyval_init", crate::ghash::portable::polyval_init)]
 }

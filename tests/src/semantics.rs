@@ -262,6 +262,12 @@ impl Exec {
             Exec(p, len)
         }
     }
+    /// The address of the code's byte `offset` (a function's entry, to transmute to its type).
+    pub fn at(&self, offset: usize) -> *const u8 {
+        assert!(offset < self.1, "offset {offset} outside the mapping");
+        // SAFETY: within the mapping (checked above).
+        unsafe { (self.0 as *const u8).add(offset) }
+    }
     /// Calls the code as `extern "C" fn(*mut T)` on `state`.
     ///
     /// # Safety

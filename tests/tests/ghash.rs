@@ -430,3 +430,69 @@ fn base_only_inits_write_only_the_common_part() {
         assert_eq!(beyond, None, "{} ({}, {}) wrote past the common part", k.name, k.set, k.role);
     }
 }
+
+/// `a * b * x^-128` in POLYVAL's field, bit by bit: the reference for the key tables' powers.
+fn mont_mul(a: u128, b: u128) -> u128 {
+    let (mut lo, mut hi) = (0u128, 0u128);
+    for i in (0..128).filter(|i| b >> i & 1 == 1) {
+        lo ^= a << i;
+        hi ^= if i == 0 { 0 } else { a >> (128 - i) };
+    }
+    // Divide by x 128 times, adding x^128 + x^127 + x^126 + x^121 + 1 first where the low bit is set.
+    for _ in 0..128 {
+        if lo & 1 == 1 {
+            lo ^= 1 | 1 << 121 | 1 << 126 | 1 << 127;
+            hi ^= 1;
+        }
+        lo = lo >> 1 | hi << 127;
+        hi >>= 1;
+    }
+    lo
+}
+
+/// Every listing's key setup on this machine (both flavours) fills the table's first 256 bytes as the portable
+/// backend does, and the x86_64 ymm and zmm sets' the extension's bytes their update kernels read: H^1..H^64
+/// (the zmm set: H^1..H^32) where `ext_h_offset` puts them, and their Karatsuba half-sums packed as `ext_hk`
+/// says (the zmm set: the high 64 bits only), with the powers computed here bit by bit.
+#[test]
+fn key_tables_match_the_portable_one_and_the_reference() {
+    use asmgen_kernels::ghash::{ext_h_offset, ext_hk, BASE_TABLE_BYTES, EXT_POWERS, KEY_TABLE_BYTES};
+    let mut rng = Rng::new(0x6b65_7973);
+    let mut checked = 0;
+    for (role, portable) in asmgen_runtime::abi_test::portable_hash_inits() {
+        for k in asmgen_runtime::abi_test::kernels().into_iter().filter(|k| k.role == role && k.available) {
+            // SAFETY: an init kernel's C signature: (table of KEY_TABLE_BYTES, 16-byte key).
+            let init: unsafe extern "C" fn(*mut u8, *const u8) = unsafe { std::mem::transmute(k.entry) };
+            for _ in 0..8 {
+                let h = rng.block();
+                let (mut want, mut got) = ([0u8; KEY_TABLE_BYTES], [0u8; KEY_TABLE_BYTES]);
+                // SAFETY: both tables are KEY_TABLE_BYTES long, the key 16 bytes.
+                unsafe { portable(want.as_mut_ptr(), h.as_ptr()) };
+                unsafe { init(got.as_mut_ptr(), h.as_ptr()) };
+                let what = format!("{} {} key {h:02x?}", k.set, k.symbol);
+                assert_eq!(got[..BASE_TABLE_BYTES], want[..BASE_TABLE_BYTES], "{what}: base");
+                let powers = match k.set {
+                    "x86_64-vpclmul-avx2" => EXT_POWERS,
+                    "x86_64-vpclmul-avx512" => EXT_POWERS / 2,
+                    _ => continue,
+                };
+                let word = |t: &[u8], off: i32| u128::from_le_bytes(t[off as usize..][..16].try_into().unwrap());
+                let half = |t: &[u8], off: usize| u64::from_le_bytes(t[off..][..8].try_into().unwrap());
+                let h1 = word(&want, 0);
+                let mut p = h1;
+                for i in 1..=powers {
+                    assert_eq!(word(&got, ext_h_offset(i)), p, "{what}: H^{i}");
+                    // Pair j = (64 - i) / 2 holds H^i in lane (64 - i) % 2; its half-sum is at that lane's
+                    // low or high 64 bits.
+                    let j = (EXT_POWERS - i) / 2;
+                    let (off, sel) = ext_hk(j);
+                    let at = off as usize + 16 * ((EXT_POWERS - i) % 2) + if sel == 0 { 0 } else { 8 };
+                    assert_eq!(half(&got, at), (p as u64) ^ (p >> 64) as u64, "{what}: half-sum of H^{i}");
+                    p = mont_mul(p, h1);
+                }
+                checked += 1;
+            }
+        }
+    }
+    eprintln!("{checked} key tables checked");
+}

@@ -307,6 +307,15 @@ fn no_key_material_survives_drop() {
     }
     for b in asmgen_runtime::backends() {
         check(f, &format!("Polyval::with_backend({b})"), &s, || Polyval::with_backend(&h, b).unwrap());
+        // A clone shares the levels (filled by both); both dropped together.
+        check(f, &format!("Polyval::with_backend({b}), cloned, then 2 and 100 blocks"), &s, || {
+            let mut p = Polyval::with_backend(&h, b).unwrap();
+            p.update_padded(&[0x5a; 32]);
+            let mut q = p.clone();
+            q.update_padded(&[0x5a; 1600]);
+            p.update_padded(&[0x5a; 1600]);
+            (p, q)
+        });
         for blocks in [1, 2, 15, 64, 100] {
             check(f, &format!("Polyval::with_backend({b}), then {blocks} blocks"), &s, || {
                 let mut p = Polyval::with_backend(&h, b).unwrap();

@@ -4,8 +4,8 @@
 //! platform: no function may touch it. The prologue stores the saved registers in pairs, the epilogue loads them
 //! and returns; the unwind items are CFI, or ARM64 SEH codes on Windows.
 
-use super::{Conventions, LandingPad};
-use crate::ir::{Cfi, Frame, Item};
+use super::{ArgLoc, Conventions, LandingPad};
+use crate::ir::{CType, Cfi, Frame, Item};
 use crate::isa::aarch64::{Aarch64, Op, Operand, Reg, X, XNAMES};
 use crate::isa::InstructionSet;
 use crate::target::Abi;
@@ -68,6 +68,24 @@ impl Conventions for Aarch64 {
     fn first_stack_arg(_abi: Abi) -> i32 {
         0
     }
+    /// AAPCS64 (Linux, Windows): x0-x7, then 8-byte stack slots. Apple's: the same registers, then stack
+    /// arguments packed to their natural size and alignment (a 32-bit value in 4 bytes).
+    fn arg_of(abi: Abi, params: &[CType], n: usize) -> ArgLoc<X> {
+        let regs = Self::arg_regs(abi);
+        if abi != Abi::AppleAapcs64 || n < regs.len() {
+            return Self::arg(abi, n);
+        }
+        let mut at = 0;
+        for ty in &params[regs.len()..n] {
+            let size = i32::from(ty.bytes());
+            at = (at + size - 1) / size * size + size;
+        }
+        let size = i32::from(params[n].bytes());
+        ArgLoc::Stack((at + size - 1) / size * size)
+    }
+    fn ret_reg(_abi: Abi) -> X {
+        X(0)
+    }
     fn callee_saved(_abi: Abi, r: Reg) -> bool {
         // x19-x28 and the low 64 bits of v8-v15 (AAPCS64); x29 and x30 are saved when the body touches them
         // (a leaf that writes x30 could not return otherwise).
@@ -113,7 +131,7 @@ impl Conventions for Aarch64 {
         let slots = slots(abi, frame);
         let locals = frame.locals.allocation() as i32;
         if abi == Abi::WinArm64 {
-            return seh(&slots, locals);
+            return seh(frame, &slots, locals);
         }
         let (mut pro, mut epi) = (Vec::new(), Vec::new());
         let ret = Item::Inst(crate::ir::Inst { op: Op::ret, operands: crate::ir::Operands::new() });
@@ -126,8 +144,10 @@ impl Conventions for Aarch64 {
             free.push(Item::Cfi(Cfi::AdjustCfaOffset(-chunk)));
         }
         if slots.is_empty() {
+            load_stack_params(frame, 0, &mut pro);
+            pro.extend(alloc);
             free.push(ret);
-            return (alloc, free);
+            return (pro, free);
         }
         let size = 16 * slots.len() as i32;
         let saved_at = |s: &Slot, off: i32, out: &mut Vec<Item<Self>>| {
@@ -152,6 +172,7 @@ impl Conventions for Aarch64 {
             }
             saved_at(s, off, &mut pro);
         }
+        load_stack_params(frame, size, &mut pro);
         pro.extend(alloc);
         epi.extend(free);
         for (i, s) in slots.iter().enumerate().skip(1).rev() {
@@ -166,6 +187,25 @@ impl Conventions for Aarch64 {
     }
     fn landing_pad(_abi: Abi) -> Option<LandingPad> {
         Some(LandingPad::BtiC)
+    }
+}
+
+/// The loads of the stack-passed parameters into their registers ([`Frame::stack_params`]), after the save
+/// area of `below` bytes (a multiple of 16): `ldr` of the 8-byte slot; Apple's 4-byte slot that is not 8-byte
+/// aligned is loaded with the 4 bytes below it and shifted down (`lsr #32`). A 32-bit value's upper half is
+/// unspecified, as in a register.
+fn load_stack_params(frame: &Frame<Aarch64>, below: i32, pro: &mut Vec<Item<Aarch64>>) {
+    let inst = |op, operands: Vec<Operand>| Item::Inst(crate::ir::Inst { op, operands: operands.into() });
+    for p in &frame.stack_params {
+        let at = p.offset + below;
+        let r = Operand::X(p.reg.0);
+        if at % 8 == 0 {
+            pro.push(inst(Op::ldr_x, vec![r, Operand::Sp, Operand::Imm(at as i64)]));
+        } else {
+            debug_assert_eq!((p.bytes, at % 8), (4, 4), "only Apple's 4-byte slots are not 8-byte aligned");
+            pro.push(inst(Op::ldr_x, vec![r.clone(), Operand::Sp, Operand::Imm(at as i64 - 4)]));
+            pro.push(inst(Op::lsr, vec![r.clone(), r, Operand::Imm(32)]));
+        }
     }
 }
 
@@ -199,11 +239,13 @@ fn slots(abi: Abi, frame: &Frame<Aarch64>) -> Vec<Slot> {
 /// [`Cfi::EndEpilogue`], before the return. A function that saves nothing still gets its prologue (the
 /// landing pad) and an empty epilogue, so it has unwind data like every other.
 ///
-/// The local storage (`locals` bytes) is allocated after the stores, in steps of at most 4080 bytes (`sub sp,
+/// The stack-passed parameters ([`Frame::stack_params`]) are loaded after the stores (each load an unwind
+/// no-op), from their entry offset plus the save area. The local storage (`locals` bytes) is allocated after
+/// them, in steps of at most 4080 bytes (`sub sp,
 /// sp, #n`, `.seh_stackalloc n`), and freed first in the epilogue. A frame of 4 KiB or more is probed as
 /// Windows needs (it commits a stack one guard page at a time): each step stores `xzr` at the new stack
 /// pointer before the next step moves it further (an unwind no-op).
-fn seh(slots: &[Slot], locals: i32) -> (Vec<Item<Aarch64>>, Vec<Item<Aarch64>>) {
+fn seh(frame: &Frame<Aarch64>, slots: &[Slot], locals: i32) -> (Vec<Item<Aarch64>>, Vec<Item<Aarch64>>) {
     let size = 16 * slots.len() as i32;
     let code = |s: &Slot, i: usize| {
         let regs = std::iter::once(s.a).chain(s.b).map(|r| s.name(r)).collect();
@@ -215,6 +257,13 @@ fn seh(slots: &[Slot], locals: i32) -> (Vec<Item<Aarch64>>, Vec<Item<Aarch64>>) 
         let off = if i == 0 { -size } else { 16 * i as i32 };
         pro.push(Item::Inst(s.inst(true, i == 0, off)));
         pro.push(code(s, i));
+    }
+    // The stack-passed parameters, loaded above the local storage, each load an unwind no-op.
+    let mut loads = Vec::new();
+    load_stack_params(frame, size, &mut loads);
+    for load in loads {
+        pro.push(load);
+        pro.push(Item::Cfi(Cfi::Nop));
     }
     let probe = locals >= 4096;
     let mut epi = vec![Item::Cfi(Cfi::StartEpilogue)];
@@ -261,7 +310,7 @@ mod tests {
     use super::*;
 
     fn frame(saved: &[Reg]) -> Frame<Aarch64> {
-        Frame { saved: saved.to_vec(), params: 0, locals: Default::default() }
+        Frame { saved: saved.to_vec(), params: 0, locals: Default::default(), stack_params: Vec::new() }
     }
 
     fn pairs(abi: Abi, saved: &[Reg]) -> Vec<(bool, u8, Option<u8>)> {

@@ -13,7 +13,7 @@ pub mod aarch64;
 pub mod riscv64;
 pub mod x86_64;
 
-use crate::ir::{Frame, Item};
+use crate::ir::{CType, Frame, Item};
 use crate::isa::InstructionSet;
 use crate::target::Abi;
 
@@ -29,8 +29,10 @@ pub enum ArgLoc<R> {
     Reg(R),
     /// On the stack, this many bytes above the stack pointer on entry (before the prologue moves it): on
     /// x86-64 the return address is at 0, so System V's 7th argument is at 8 and Win64's 5th at 40 (above the
-    /// 32-byte shadow space). The body does not load it: the prologue loads it into the parameter's register
-    /// ([`Conventions::param_reg`]), adding what the prologue pushed and allocated.
+    /// 32-byte shadow space; Apple's AAPCS64 packs 32-bit values in 4 bytes, [`Conventions::arg_of`]). The body
+    /// does not load it: the prologue loads it into the parameter's register ([`Conventions::param_reg`], or
+    /// the one the kernel named with [`crate::Builder::param_in`]), adding what the prologue pushed and
+    /// allocated.
     Stack(i32),
 }
 
@@ -50,7 +52,8 @@ pub trait Conventions: InstructionSet {
     /// Offset of the first stack-passed argument from the stack pointer on entry ([`ArgLoc::Stack`]).
     fn first_stack_arg(abi: Abi) -> i32;
     /// Where integer/pointer argument `n` (0 is the first) is on entry: the argument registers, then 8-byte
-    /// stack slots.
+    /// stack slots (what [`Conventions::arg_of`] gives on every ABI where arguments of any type take one slot
+    /// each, and on Apple's AAPCS64 when every argument before the `n`th is 8 bytes).
     fn arg(abi: Abi, n: usize) -> ArgLoc<Self::Gpr> {
         let regs = Self::arg_regs(abi);
         match regs.get(n) {
@@ -58,6 +61,17 @@ pub trait Conventions: InstructionSet {
             None => ArgLoc::Stack(Self::first_stack_arg(abi) + 8 * (n - regs.len()) as i32),
         }
     }
+    /// Where argument `n` of a function whose parameters have the types `params` is on entry: the argument
+    /// registers in order, then stack slots in order. Every ABI but Apple's AAPCS64 gives each stack argument
+    /// an 8-byte slot ([`Conventions::arg`]); Apple packs them to their natural size and alignment (a 32-bit
+    /// value takes 4 bytes), so the aarch64 conventions override this.
+    fn arg_of(abi: Abi, params: &[CType], n: usize) -> ArgLoc<Self::Gpr> {
+        let _ = params;
+        Self::arg(abi, n)
+    }
+    /// The register a function returns its value in under `abi` (rax, x0, a0). The body writes it before it
+    /// returns; it is never callee-saved.
+    fn ret_reg(abi: Abi) -> Self::Gpr;
     /// The register the body reads parameter `n` in, which the prologue fills from [`Conventions::arg`] when
     /// the two differ (a register move, or a load of a stack argument); `None` if `abi` has no register for
     /// it, which makes the builder fail naming the function. By default the argument's own register (none for

@@ -16,6 +16,9 @@ impl Conventions for Riscv64 {
     fn first_stack_arg(_abi: Abi) -> i32 {
         0
     }
+    fn ret_reg(_abi: Abi) -> X {
+        regs::A0
+    }
     fn callee_saved(_abi: Abi, r: Reg) -> bool {
         // LP64D: sp, s0..s11 (x8, x9, x18..x27); every vector register is caller-saved.
         matches!(r, Reg::X(2) | Reg::X(8..=9) | Reg::X(18..=27))
@@ -36,7 +39,8 @@ impl Conventions for Riscv64 {
             && matches!((operands.first(), reg), (Some(Operand::X(n)), Reg::X(r)) if *n == r)
     }
     /// Saves the callee-saved registers the body uses below a 16-byte aligned frame
-    /// (`addi sp, sp, -N; sd s_i, 8*i(sp)`), restores them in the epilogue and returns.
+    /// (`addi sp, sp, -N; sd s_i, 8*i(sp)`), loads the stack-passed parameters the body reads in registers
+    /// ([`Frame::stack_params`]), restores the saved registers in the epilogue and returns.
     fn prologue_epilogue(_abi: Abi, frame: &Frame<Self>) -> (Vec<Item<Self>>, Vec<Item<Self>>) {
         let inst = |op: Op, operands: Vec<Operand>| Item::Inst(crate::ir::Inst { op, operands: operands.into() });
         let saved: Vec<u8> = frame
@@ -62,8 +66,8 @@ impl Conventions for Riscv64 {
             free.push(Item::Cfi(Cfi::AdjustCfaOffset(-step)));
         }
         epi.extend(free);
+        let bytes = (8 * saved.len() as i32 + 15) & !15;
         if !saved.is_empty() {
-            let bytes = (8 * saved.len() as i32 + 15) & !15;
             pro.push(inst(Op::addi, vec![sp.clone(), sp.clone(), Operand::Imm(-bytes as i64)]));
             pro.push(Item::Cfi(Cfi::AdjustCfaOffset(bytes)));
             for (i, &r) in saved.iter().enumerate() {
@@ -75,6 +79,12 @@ impl Conventions for Riscv64 {
             }
             epi.push(inst(Op::addi, vec![sp.clone(), sp.clone(), Operand::Imm(bytes as i64)]));
             epi.push(Item::Cfi(Cfi::AdjustCfaOffset(-bytes)));
+        }
+        // Stack-passed parameters, loaded before the local storage is allocated (their offsets stay small): 8-byte
+        // slots above the entry sp, a 32-bit value sign-extended (LP64).
+        for p in &frame.stack_params {
+            let at = Operand::Mem(mem(regs::SP, p.offset + bytes));
+            pro.push(inst(Op::ld, vec![Operand::X(p.reg.0), at]));
         }
         pro.extend(alloc);
         if frame.locals.over_aligned() {

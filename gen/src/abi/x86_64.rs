@@ -32,6 +32,9 @@ impl Conventions for X86_64 {
             _ => 8,
         }
     }
+    fn ret_reg(_abi: Abi) -> Gpr {
+        regs::RAX
+    }
     #[inline]
     fn callee_saved(abi: Abi, r: Reg) -> bool {
         match (abi, r) {
@@ -135,8 +138,18 @@ fn align_base(frame: &Frame<X86_64>, out: &mut Vec<Item<X86_64>>) {
     }
 }
 
-/// System V: push the saved registers, allocate the local storage, with CFI; free it and pop the registers in
-/// reverse.
+/// The loads of the stack-passed parameters into their registers ([`Frame::stack_params`]), `below` bytes
+/// having been pushed and allocated since the entry: every slot is 8 bytes, a 32-bit value's upper half
+/// unspecified.
+fn load_stack_params(frame: &Frame<X86_64>, below: i32, pro: &mut Vec<Item<X86_64>>) {
+    for p in &frame.stack_params {
+        let at = Operand::Mem(Size::Qword, mem(regs::RSP, p.offset + below));
+        pro.push(inst(Op::mov_load, vec![Operand::Gpr(p.reg.0), at]));
+    }
+}
+
+/// System V: push the saved registers, allocate the local storage, load the stack-passed parameters (from
+/// their entry offset plus what was pushed and allocated), with CFI; free the storage and pop in reverse.
 fn sysv(frame: &Frame<X86_64>, gprs: &[u8]) -> (Vec<Item<X86_64>>, Vec<Item<X86_64>>) {
     let (mut pro, mut epi) = (Vec::new(), Vec::new());
     for &g in gprs {
@@ -152,6 +165,7 @@ fn sysv(frame: &Frame<X86_64>, gprs: &[u8]) -> (Vec<Item<X86_64>>, Vec<Item<X86_
         epi.push(inst(Op::add, vec![Operand::Gpr(4), Operand::Imm(locals as i64)]));
         epi.push(Item::Cfi(Cfi::AdjustCfaOffset(-locals)));
     }
+    load_stack_params(frame, 8 * gprs.len() as i32 + locals, &mut pro);
     for &g in gprs.iter().rev() {
         epi.push(inst(Op::pop, vec![Operand::Gpr(g)]));
         epi.push(Item::Cfi(Cfi::AdjustCfaOffset(-8)));
@@ -174,7 +188,8 @@ pub const PAGE: i32 = 4096;
 /// Win64: push the saved general-purpose registers, allocate an aligned area and store the saved xmm6-xmm15
 /// there (`vmovdqa`), each step with its unwind item (SEH on COFF); then move the arguments where the body
 /// reads them ([`Conventions::param_reg`]): register moves, and loads of the stack arguments from their entry
-/// offset plus what the prologue pushed and allocated. The epilogue restores in reverse and returns.
+/// offset plus what the prologue pushed and allocated, the 5th and 6th into r8 and r9, later ones into the
+/// registers the kernel chose ([`Frame::stack_params`]). The epilogue restores in reverse and returns.
 fn win64(frame: &Frame<X86_64>, gprs: &[u8]) -> (Vec<Item<X86_64>>, Vec<Item<X86_64>>) {
     let vecs: Vec<u8> = frame.saved.iter().filter_map(|r| if let Reg::Vec(n) = r { Some(*n) } else { None }).collect();
     let (mut pro, mut epi) = (Vec::new(), Vec::new());
@@ -219,6 +234,9 @@ fn win64(frame: &Frame<X86_64>, gprs: &[u8]) -> (Vec<Item<X86_64>>, Vec<Item<X86
             }
         }
     }
+    // Then the parameters the body reads in registers of its choice (after the moves, which read the
+    // argument registers; the builder checks that no two parameters share a register).
+    load_stack_params(frame, below, &mut pro);
     if alloc > 0 {
         epi.push(inst(Op::add, vec![Operand::Gpr(4), Operand::Imm(alloc as i64)]));
     }

@@ -13,7 +13,7 @@ mod aarch64;
 mod riscv64;
 mod x86_64;
 
-use crate::ir::{CType, Const, Frame, Function, Inst, Item, Label, Locals, Operands, Param, Signature};
+use crate::ir::{CType, Const, Frame, Function, Inst, Item, Label, Locals, Operands, Param, Signature, StackParam};
 use crate::platform::Isa;
 use crate::target::Abi;
 use std::any::Any;
@@ -29,6 +29,10 @@ pub struct Builder<I: Isa> {
     doc: Vec<String>,
     abi: Abi,
     params: Vec<Param>,
+    /// The stack-passed parameters the prologue loads ([`Builder::param_in`]).
+    stack_params: Vec<StackParam<I::Gpr>>,
+    /// The return type ([`Builder::returns`]).
+    ret: Option<CType>,
     allowed: FeatureSet<I::Feature>,
     required: FeatureSet<I::Feature>,
     body: Vec<Item<I>>,
@@ -137,6 +141,8 @@ impl<I: Isa> Builder<I> {
             doc: Vec::new(),
             abi,
             params: Vec::new(),
+            stack_params: Vec::new(),
+            ret: None,
             allowed: FeatureSet::of(allowed),
             required: FeatureSet::empty(),
             // Room for most kernels' bodies (the JIT builds at startup: fewer reallocations, each a copy); none
@@ -184,20 +190,26 @@ impl<I: Isa> Builder<I> {
     }
 
     /// Declares the next parameter and returns where the ABI passes it: a register, or a stack slot (e.g. the
-    /// 5th and 6th argument under Win64), which the kernel loads itself; its offset is from the stack pointer
-    /// on entry, before the prologue's pushes and frame ([`Builder::frame`]), so a kernel that moves the stack
-    /// reads it through [`Builder::param`] instead, which the prologue loads past both.
+    /// 5th and 6th argument under Win64, or an argument after Apple's packed 32-bit ones), the offset from the
+    /// stack pointer on entry, before the prologue's pushes and frame ([`Builder::frame`]). A kernel reads stack
+    /// parameters through [`Builder::param_in`] (the prologue loads them, past what it pushed and allocated);
+    /// this is for kernels and tests that look at the ABI.
     pub fn arg(&mut self, name: &'static str, ty: CType) -> ArgLoc<I::Gpr> {
-        let at = I::arg(self.abi, self.params.len());
         self.params.push(Param { name, ty });
-        at
+        let types: Vec<CType> = self.params.iter().map(|p| p.ty).collect();
+        I::arg_of(self.abi, &types, types.len() - 1)
     }
 
     /// Declares the next parameter and returns the register the body reads it in
     /// ([`Conventions::param_reg`](crate::abi::Conventions::param_reg)): the ABI's argument register, or the
     /// register the prologue moves or loads it into (Win64's register and stack arguments go where System V
-    /// passes them, so a kernel's registers are the same under both). A parameter the ABI has no register for
-    /// is an error naming the function.
+    /// passes them, so a kernel's registers are the same under both). A parameter the ABI passes on the stack
+    /// with no such register (System V's 7th, Win64's 7th, AAPCS64's and LP64's 9th) is an error naming the
+    /// function: declare it with [`Builder::param_in`].
+    ///
+    /// A 32-bit value ([`CType::U32`], [`CType::I32`], [`CType::Int`]) is in the register's low half; its
+    /// upper half is unspecified except on riscv64, where it is sign-extended (see [`CType`]); a kernel that
+    /// needs it zero-extended says so with `zero_extend32` (a method of each ISA's builder).
     pub fn param(&mut self, name: &'static str, ty: CType) -> I::Gpr {
         let n = self.params.len();
         let at = self.arg(name, ty);
@@ -213,12 +225,62 @@ impl<I: Isa> Builder<I> {
                     ArgLoc::Reg(r) => format!("in {r:?}"),
                 };
                 self.fail(format!(
-                    "parameter {name} is passed {at} under {:?}, which has no register for it",
+                    "parameter {name} is passed {at} under {:?}, which has no register for it: declare it with \
+                     `param_in`, naming the register the prologue loads it into",
                     self.abi
                 ));
                 I::arg_regs(self.abi)[0]
             }
         }
+    }
+
+    /// Declares the next parameter, read by the body in `reg`: for a parameter the ABI passes on the stack
+    /// beyond the registers [`Builder::param`] gives, the prologue loads it from its slot into `reg` after its
+    /// saves (so `reg` may be a callee-saved register: it is saved first). `reg` must be no other parameter's
+    /// register, not the stack pointer and not a register the ABI reserves (x18 on Apple and Windows arm64); a parameter [`Builder::param`] has a register for must be read in
+    /// that one (`reg` equal to it), since the prologue moves nothing else. Returns `reg`.
+    ///
+    /// The slot is 8 bytes (a 32-bit value's upper half unspecified, except on riscv64: sign-extended), or,
+    /// on Apple's AAPCS64, the value's natural size ([`Conventions::arg_of`](crate::abi::Conventions::arg_of)).
+    pub fn param_in(&mut self, name: &'static str, ty: CType, reg: I::Gpr) -> I::Gpr {
+        let n = self.params.len();
+        let at = self.arg(name, ty);
+        match (I::param_reg(self.abi, n), at) {
+            (Some(r), _) if r == reg => self.note_used(r.into()),
+            (Some(r), _) => self.fail(format!(
+                "parameter {name} is read in {r:?} under {:?}, not in {reg:?}: declare it with `param`",
+                self.abi
+            )),
+            (None, ArgLoc::Stack(offset)) => {
+                if I::is_stack_pointer(reg.into()) {
+                    self.fail(format!("parameter {name} cannot be loaded into the stack pointer"));
+                }
+                if I::reserved(self.abi, reg.into()) {
+                    let r = I::reg_name(reg.into());
+                    self.fail(format!("parameter {name} is loaded into {r}, which the {:?} ABI reserves", self.abi));
+                }
+                self.note_used(reg.into());
+                self.stack_params.push(StackParam { reg, offset, bytes: ty.bytes() });
+            }
+            (None, ArgLoc::Reg(r)) => {
+                self.fail(format!("parameter {name} is passed in {r:?} under {:?}, which it is not read in", self.abi))
+            }
+        }
+        reg
+    }
+
+    /// Declares the function's return type (without this it returns `void`) and returns the register the
+    /// value is returned in ([`Conventions::ret_reg`](crate::abi::Conventions::ret_reg): rax, x0, a0), which
+    /// the body writes before it returns (the epilogue leaves it alone). A 32-bit value is read by the caller
+    /// from the low half; on riscv64 it must be sign-extended (LP64).
+    pub fn returns(&mut self, ty: CType) -> I::Gpr {
+        self.ret = Some(ty);
+        I::ret_reg(self.abi)
+    }
+
+    /// The register the function returns its value in, once [`Builder::returns`] declared one.
+    pub fn ret_reg(&self) -> Option<I::Gpr> {
+        self.ret.map(|_| I::ret_reg(self.abi))
     }
 
     fn note_used(&mut self, r: I::Reg) {
@@ -231,7 +293,9 @@ impl<I: Isa> Builder<I> {
     /// methods).
     pub fn inst(&mut self, op: I::Op, operands: impl Into<Operands<I::Operand>>) -> &mut Self {
         let operands = operands.into();
-        self.check(op, &operands);
+        if !self.check(op, &operands) {
+            return self;
+        }
         if self.streamed(op, &operands) {
             return self;
         }
@@ -245,7 +309,9 @@ impl<I: Isa> Builder<I> {
     /// [`MAX_OPERANDS`](crate::ir::MAX_OPERANDS) does not compile.
     pub fn inst_array<const K: usize>(&mut self, op: I::Op, operands: [I::Operand; K]) -> &mut Self {
         const { assert!(K <= crate::ir::MAX_OPERANDS, "more operands than ir::MAX_OPERANDS") };
-        self.check(op, &operands);
+        if !self.check(op, &operands) {
+            return self;
+        }
         if self.streamed(op, &operands) {
             // Most instructions hold no label: nothing to drop, and no call to the drop glue.
             if operands.iter().all(I::owns_nothing) {
@@ -275,10 +341,13 @@ impl<I: Isa> Builder<I> {
         true
     }
 
-    /// Checks an instruction's features and registers, and records the labels it refers to.
+    /// Checks an instruction's features, operands
+    /// ([`InstructionSet::check_operands`](crate::isa::InstructionSet::check_operands)) and registers, and records
+    /// the labels it refers to. False where the operands cannot be encoded: the instruction is dropped (the
+    /// function fails), so that neither the body nor a sink ([`streaming`]) ever holds it.
     // Inlined into each `inst_array` (one per operand count): the operand loop unrolls, and the call goes.
     #[inline(always)]
-    fn check(&mut self, op: I::Op, operands: &[I::Operand]) {
+    fn check(&mut self, op: I::Op, operands: &[I::Operand]) -> bool {
         let info = I::info(op);
         let needs = FeatureSet::of(info.features);
         if !self.allowed.contains_all(&needs) {
@@ -291,6 +360,11 @@ impl<I: Isa> Builder<I> {
             ));
         }
         self.required = self.required.union(needs);
+        if let Err(e) = I::check_operands(op, operands) {
+            let message = format!("{}: {e}", crate::isa::inst_text::<I>(op, operands));
+            self.fail(message);
+            return false;
+        }
         if I::writes_stack(op, operands, self.locals.over_aligned().then(|| I::frame_base(self.abi)).flatten()) {
             self.fail_stack_write(op, operands);
         }
@@ -308,7 +382,7 @@ impl<I: Isa> Builder<I> {
         // only, and repeats nothing once done: only an instruction naming a register new to the function needs it.
         let bits = I::reg_bits(operands);
         if bits.is_some_and(|b| b & !self.regs_seen == 0) {
-            return;
+            return true;
         }
         let mut regs = std::mem::take(&mut self.regs);
         regs.clear();
@@ -322,6 +396,7 @@ impl<I: Isa> Builder<I> {
         }
         self.regs = regs;
         self.regs_seen |= bits.unwrap_or(0);
+        true
     }
 
     /// A new label, unique in the function; bind it with [`Builder::bind`].
@@ -541,6 +616,27 @@ impl<I: Isa> Builder<I> {
                 return Err(err(format!("label {} bound twice", l.name())));
             }
         }
+        // A register the prologue loads a stack parameter into holds nothing else the body reads.
+        let in_regs = (0..self.params.len()).filter_map(|n| I::param_reg(self.abi, n));
+        let mut taken: Vec<I::Gpr> = in_regs.collect();
+        for (p, sp) in self.params.iter().skip(taken.len()).zip(&self.stack_params) {
+            if taken.contains(&sp.reg) {
+                return Err(err(format!(
+                    "parameter {} is loaded into {:?}, which another parameter is read in",
+                    p.name, sp.reg
+                )));
+            }
+            taken.push(sp.reg);
+        }
+        // The over-aligned frame's base register is the prologue's too.
+        if let Some(base) = I::frame_base(self.abi).filter(|_| self.locals.over_aligned()) {
+            if let Some(p) = self.stack_params.iter().find(|p| p.reg == base) {
+                return Err(err(format!(
+                    "a stack parameter is loaded into {}, the base register of the over-aligned stack frame",
+                    I::reg_name(p.reg.into())
+                )));
+            }
+        }
         let mut saved = self.saved;
         saved.sort();
         let mut body = self.body;
@@ -553,10 +649,10 @@ impl<I: Isa> Builder<I> {
             name: self.name,
             doc: self.doc,
             abi: self.abi,
-            signature: Signature { params: self.params },
+            signature: Signature { params: self.params, ret: self.ret },
             allowed: self.allowed,
             required: self.required,
-            frame: Frame { saved, params, locals: self.locals },
+            frame: Frame { saved, params, locals: self.locals, stack_params: self.stack_params },
             body,
             consts: self.consts,
         };

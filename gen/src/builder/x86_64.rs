@@ -12,3 +12,12 @@ impl super::StackFrame<X86_64> {
         mem(self.base_register().unwrap_or(regs::RSP), self.checked(offset))
     }
 }
+
+impl crate::Builder<X86_64> {
+    /// Zero-extends the 32-bit value in `r` to 64 bits (`shl r, 32; shr r, 32`): a `uint32_t` parameter
+    /// arrives with its upper half unspecified ([`crate::CType`]), so a kernel that uses all 64 bits of it
+    /// (a count in address arithmetic) extends it first.
+    pub fn zero_extend32(&mut self, r: Gpr) -> &mut Self {
+        self.shl(r, 32).shr(r, 32)
+    }
+}

@@ -42,7 +42,8 @@ pub fn declarations<I: Isa>(target: Target, listings: &[Listing<I>], sets: &[Set
             let _ = writeln!(s, "    /// `{}` ({}.S): requires {}.", f.name, l.name, features(f.required.names(", ")));
             let params: Vec<String> =
                 f.signature.params.iter().map(|p| format!("{}: {}", p.name, p.ty.rust())).collect();
-            let _ = writeln!(s, "    pub fn {}({});", f.name, params.join(", "));
+            let ret = f.signature.ret.map(|t| format!(" -> {}", t.rust())).unwrap_or_default();
+            let _ = writeln!(s, "    pub fn {}({}){ret};", f.name, params.join(", "));
         }
     }
     let _ = writeln!(s, "}}");

@@ -15,7 +15,7 @@
 //! transform it (e.g. `ldr q` offsets are divided by 16, `ushr` counts become `128 - shift`) and reject values
 //! that the form cannot encode.
 
-use super::fixed::{enc, fld, label, mapped, mapped_part, part, LabelValue};
+use super::fixed::{enc, fld, label, mapped, mapped_part, LabelValue, OutOfRange, Range};
 use super::{InstructionSet, OpInfo, PrintCtx};
 use crate::define_isa;
 use crate::label::Label;
@@ -150,13 +150,12 @@ macro_rules! kinds {
     )*};
 }
 
+// Register numbers are checked when the instruction is added (`Aarch64::check_operands`): x0..=x30, v0..=v31.
 fn x_checked(x: X) -> Operand {
-    assert!(x.0 <= 30, "x{} is not a general-purpose register", x.0);
     Operand::X(x.0)
 }
 
 fn v_checked(v: V, view: fn(u8) -> Operand) -> Operand {
-    assert!(v.0 <= 31, "v{} is not a vector register", v.0);
     view(v.0)
 }
 
@@ -171,7 +170,7 @@ kinds! {
     Qn { V => |v| v_checked(v, Operand::Q) }
     /// A vector register as `dN` (its low 64 bits: saving v8..v15).
     Dn { V => |v| v_checked(v, Operand::D) }
-    /// An unsigned 12-bit immediate (`add`, `sub`, `cmp`).
+    /// An unsigned immediate: 12 bits (`add`, `sub`, `cmp`), 16 bits (`movz`).
     Imm12 { i32 => |i| Operand::Imm(i as i64) }
     /// An 8-bit immediate (`movi` byte).
     Imm8 { i32 => |i| Operand::Imm(i as i64) }
@@ -199,132 +198,113 @@ kinds! {
     Target { &Label => |l| Operand::Label(l.clone()), Label => |l| Operand::Label(l) }
 }
 
-// --- field maps: operand value -> encoded field (out-of-range values map to i64::MAX, which the encoder rejects).
+// --- field maps: operand value -> encoded field, or the range the value is outside (the builder checks every
+// instruction's operands through them when it is added, the encoder when it encodes).
 
-const BAD: i64 = i64::MAX;
-
-/// An unsigned offset scaled by `S`: `off / S`, `off` a non-negative multiple of `S`.
-fn uscaled<const S: i64>(v: i64) -> i64 {
-    if v < 0 || v % S != 0 {
-        BAD
-    } else {
-        v / S
+/// What an access of `size` bytes is called in a range's note.
+const fn access(size: i64) -> &'static str {
+    match size {
+        4 => "for 4-byte instructions",
+        8 => "for 8-byte accesses",
+        16 => "for 16-byte accesses",
+        4096 => "for 4 KiB pages",
+        _ => "",
     }
+}
+
+/// An unsigned offset scaled by `S` into a 12-bit field: `off / S`, `off` a multiple of `S` in `0..=4095 * S`.
+fn uscaled<const S: i64>(v: i64) -> Result<i64, OutOfRange> {
+    Range::new("offset", 0, 4095 * S).step(S).note(access(S)).check(v).map(|v| v / S)
 }
 
 /// A signed offset scaled by `S` into a `BITS`-bit two's-complement field.
-fn sscaled<const S: i64, const BITS: u32>(v: i64) -> i64 {
-    let q = v / S;
+fn sscaled<const S: i64, const BITS: u32>(v: i64) -> Result<i64, OutOfRange> {
     let lim = 1i64 << (BITS - 1);
-    if v % S != 0 || q < -lim || q >= lim {
-        BAD
-    } else {
-        q & ((1 << BITS) - 1)
-    }
+    Range::new("offset", -lim * S, (lim - 1) * S).step(S).note(access(S)).check(v).map(|v| (v / S) & ((1 << BITS) - 1))
+}
+
+/// An unsigned immediate of `BITS` bits.
+fn uimm<const BITS: u32>(v: i64) -> Result<i64, OutOfRange> {
+    Range::new("immediate", 0, (1 << BITS) - 1).check(v)
+}
+
+/// A shift of a 64-bit register, 0..=63.
+fn shift64(s: i64) -> Result<i64, OutOfRange> {
+    Range::new("shift", 0, 63).note("for 64-bit registers").check(s)
 }
 
 /// `lsl #s` as UBFM: immr = -s mod 64.
-fn lsl_immr(s: i64) -> i64 {
-    if (0..64).contains(&s) {
-        (64 - s) & 63
-    } else {
-        BAD
-    }
+fn lsl_immr(s: i64) -> Result<i64, OutOfRange> {
+    shift64(s).map(|s| (64 - s) & 63)
 }
 
 /// `lsl #s` as UBFM: imms = 63 - s.
-fn lsl_imms(s: i64) -> i64 {
-    if (0..64).contains(&s) {
-        63 - s
-    } else {
-        BAD
-    }
+fn lsl_imms(s: i64) -> Result<i64, OutOfRange> {
+    shift64(s).map(|s| 63 - s)
 }
 
 /// A 64-bit-lane right shift: immh:immb = 128 - s, s in 1..=64.
-fn shr64(s: i64) -> i64 {
-    if (1..=64).contains(&s) {
-        128 - s
-    } else {
-        BAD
-    }
+fn shr64(s: i64) -> Result<i64, OutOfRange> {
+    Range::new("shift", 1, 64).note("for 64-bit elements").check(s).map(|s| 128 - s)
 }
 
 /// A 64-bit-lane left shift: immh:immb = 64 + s, s in 0..=63.
-fn shl64(s: i64) -> i64 {
-    if (0..64).contains(&s) {
-        64 + s
-    } else {
-        BAD
-    }
+fn shl64(s: i64) -> Result<i64, OutOfRange> {
+    Range::new("shift", 0, 63).note("for 64-bit elements").check(s).map(|s| 64 + s)
 }
 
 /// A 32-bit-lane right shift: immh:immb = 64 - s, s in 1..=32.
-fn shr32(s: i64) -> i64 {
-    if (1..=32).contains(&s) {
-        64 - s
-    } else {
-        BAD
-    }
+fn shr32(s: i64) -> Result<i64, OutOfRange> {
+    Range::new("shift", 1, 32).note("for 32-bit elements").check(s).map(|s| 64 - s)
 }
 
 /// A 32-bit-lane left shift: immh:immb = 32 + s, s in 0..=31.
-fn shl32(s: i64) -> i64 {
-    if (0..32).contains(&s) {
-        32 + s
-    } else {
-        BAD
-    }
+fn shl32(s: i64) -> Result<i64, OutOfRange> {
+    Range::new("shift", 0, 31).note("for 32-bit elements").check(s).map(|s| 32 + s)
+}
+
+/// A `.s` lane, 0..=3.
+fn lane_s(i: i64) -> Result<i64, OutOfRange> {
+    Range::new("lane", 0, 3).note("for 32-bit elements").check(i)
+}
+
+/// A `.d` lane, 0..=1.
+fn lane_d(i: i64) -> Result<i64, OutOfRange> {
+    Range::new("lane", 0, 1).note("for 64-bit elements").check(i)
 }
 
 /// The imm5 of a `.s[i]` element: i:100.
-fn s_imm5(i: i64) -> i64 {
-    if (0..4).contains(&i) {
-        (i << 3) | 4
-    } else {
-        BAD
-    }
+fn s_imm5(i: i64) -> Result<i64, OutOfRange> {
+    lane_s(i).map(|i| (i << 3) | 4)
 }
 
 /// A `.s` lane of a single-structure load or store, 0..3 (split into Q:S by the fields).
-fn s_lane(i: i64) -> i64 {
-    if (0..4).contains(&i) {
-        i
-    } else {
-        BAD
-    }
+fn s_lane(i: i64) -> Result<i64, OutOfRange> {
+    lane_s(i)
 }
 
 /// The imm5 of a `.d[i]` element: i:1000.
-fn d_imm5(i: i64) -> i64 {
-    if (0..2).contains(&i) {
-        (i << 4) | 8
-    } else {
-        BAD
-    }
+fn d_imm5(i: i64) -> Result<i64, OutOfRange> {
+    lane_d(i).map(|i| (i << 4) | 8)
 }
 
 /// The imm4 of a `.d[j]` source element: j:000.
-fn d_imm4(j: i64) -> i64 {
-    if (0..2).contains(&j) {
-        j << 3
-    } else {
-        BAD
-    }
+fn d_imm4(j: i64) -> Result<i64, OutOfRange> {
+    lane_d(j).map(|j| j << 3)
 }
 
 /// A branch offset in bytes: a multiple of 4 within the `BITS`-bit word offset field.
-fn branch<const BITS: u32>(v: i64) -> i64 {
-    sscaled::<4, BITS>(v)
+fn branch<const BITS: u32>(v: i64) -> Result<i64, OutOfRange> {
+    sscaled::<4, BITS>(v).map_err(|e| OutOfRange { range: Range { what: "branch offset", ..e.range }, ..e })
 }
 
 /// `adr`: a byte offset within +-1 MiB, as the 21-bit immhi:immlo.
-fn adr_off(v: i64) -> i64 {
+fn adr_off(v: i64) -> Result<i64, OutOfRange> {
     sscaled::<1, 21>(v)
 }
 
 /// `adrp`: a page distance in bytes (a multiple of 4096) within +-4 GiB, as the 21-bit immhi:immlo.
-fn adrp_off(v: i64) -> i64 {
+fn adrp_off(v: i64) -> Result<i64, OutOfRange> {
     sscaled::<4096, 21>(v)
 }
 
@@ -377,19 +357,19 @@ macro_rules! aarch64_table {
                 mov:        "mov {d}, {s}"                       (d: Xn, s: Xn) []
                     => enc(0xaa0003e0, &[fld(0, 0, 5), fld(1, 16, 5)]);
                 add_imm:    "add {d}, {n}, #{imm}"               (d: XnSp, n: XnSp, imm: Imm12) [] as add
-                    => enc(0x91000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 10, 12)]);
+                    => enc(0x91000000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 12, uimm::<12>)]);
                 sub_imm:    "sub {d}, {n}, #{imm}"               (d: XnSp, n: XnSp, imm: Imm12) [] as sub
-                    => enc(0xd1000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 10, 12)]);
+                    => enc(0xd1000000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 12, uimm::<12>)]);
                 /// Subtract and set flags.
                 subs_imm:   "subs {d}, {n}, #{imm}"              (d: Xn, n: XnSp, imm: Imm12) [] as subs
-                    => enc(0xf1000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 10, 12)]);
+                    => enc(0xf1000000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 12, uimm::<12>)]);
                 cmp_imm:    "cmp {n}, #{imm}"                    (n: XnSp, imm: Imm12) [] as cmp
-                    => enc(0xf100001f, &[fld(0, 5, 5), fld(1, 10, 12)]);
+                    => enc(0xf100001f, &[fld(0, 5, 5), mapped(1, 10, 12, uimm::<12>)]);
                 add:        "add {d}, {n}, {m}"                  (d: Xn, n: Xn, m: Xn) [] as add
                     => enc(0x8b000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
                 /// `d = n + (m << s)`.
                 add_lsl:    "add {d}, {n}, {m}, lsl #{s}"        (d: Xn, n: Xn, m: Xn, s: Shift) []
-                    => enc(0x8b000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), fld(3, 10, 6)]);
+                    => enc(0x8b000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), mapped(3, 10, 6, shift64)]);
                 sub:        "sub {d}, {n}, {m}"                  (d: Xn, n: Xn, m: Xn) [] as sub
                     => enc(0xcb000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
                 subs:       "subs {d}, {n}, {m}"                 (d: Xn, n: Xn, m: Xn) [] as subs
@@ -398,10 +378,10 @@ macro_rules! aarch64_table {
                     => enc(0xeb00001f, &[fld(0, 5, 5), fld(1, 16, 5)]);
                 /// Move a 16-bit immediate (MOVZ, no shift): `d = imm`.
                 movz:       "movz {d}, #{imm}"                   (d: Xn, imm: Imm12) []
-                    => enc(0xd2800000, &[fld(0, 0, 5), fld(1, 5, 16)]);
+                    => enc(0xd2800000, &[fld(0, 0, 5), mapped(1, 5, 16, uimm::<16>)]);
                 /// Add an immediate and set flags (C is the carry out).
                 adds_imm:   "adds {d}, {n}, #{imm}"              (d: Xn, n: XnSp, imm: Imm12) [] as adds
-                    => enc(0xb1000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 10, 12)]);
+                    => enc(0xb1000000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 12, uimm::<12>)]);
                 /// Add with carry: `d = n + m + C`.
                 adc:        "adc {d}, {n}, {m}"                  (d: Xn, n: Xn, m: Xn) []
                     => enc(0x9a000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
@@ -411,14 +391,14 @@ macro_rules! aarch64_table {
                 lsl:        "lsl {d}, {n}, #{s}"                 (d: Xn, n: Xn, s: Shift) []
                     => enc(0xd3400000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 6, lsl_immr), mapped(2, 10, 6, lsl_imms)]);
                 lsr:        "lsr {d}, {n}, #{s}"                 (d: Xn, n: Xn, s: Shift) []
-                    => enc(0xd340fc00, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 6)]);
+                    => enc(0xd340fc00, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 6, shift64)]);
                 /// The 4 KiB page of a label (pair with `add_lo12`; Mach-O spells the label `label@PAGE`).
                 adrp:       "adrp {d}, {l}"                      (d: Xn, l: Target) []
                     => label(0x90000000, &[fld(0, 0, 5), mapped_part(1, 29, 2, 0, adrp_off), mapped_part(1, 5, 19, 2, adrp_off)],
                              1, LabelValue::Page);
                 /// Adds the low 12 bits of a label's address (after `adrp`; ELF `:lo12:label`, Mach-O `label@PAGEOFF`).
                 add_lo12:   "add {d}, {n}, {l}"                  (d: XnSp, n: XnSp, l: Target) []
-                    => label(0x91000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 10, 12)], 2, LabelValue::Lo12);
+                    => label(0x91000000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 12, uimm::<12>)], 2, LabelValue::Lo12);
                 /// The address of a label within 1 MiB.
                 adr:        "adr {d}, {l}"                       (d: Xn, l: Target) []
                     => label(0x10000000, &[fld(0, 0, 5), mapped_part(1, 29, 2, 0, adr_off), mapped_part(1, 5, 19, 2, adr_off)],
@@ -525,10 +505,10 @@ macro_rules! aarch64_table {
                     => enc(0x4c9f0800, &[fld(0, 0, 5), fld(1, 5, 5)]);
                 /// Load one block's four words into lane i of four registers; `n += 16`.
                 ld4_s_post: "ld4 {{l}}[{i}], [{n}], #16"         (l: VListS, i: LaneS, n: XnSp) []
-                    => enc(0x0dffa000, &[fld(0, 0, 5), mapped(1, 12, 1, s_lane), part(1, 30, 1, 1), fld(2, 5, 5)]);
+                    => enc(0x0dffa000, &[fld(0, 0, 5), mapped(1, 12, 1, s_lane), mapped_part(1, 30, 1, 1, s_lane), fld(2, 5, 5)]);
                 /// Store lane i of four registers as one block; `n += 16`.
                 st4_s_post: "st4 {{l}}[{i}], [{n}], #16"         (l: VListS, i: LaneS, n: XnSp) []
-                    => enc(0x0dbfa000, &[fld(0, 0, 5), mapped(1, 12, 1, s_lane), part(1, 30, 1, 1), fld(2, 5, 5)]);
+                    => enc(0x0dbfa000, &[fld(0, 0, 5), mapped(1, 12, 1, s_lane), mapped_part(1, 30, 1, 1, s_lane), fld(2, 5, 5)]);
                 /// Load one word and replicate it to the four lanes; `n += 4`.
                 ld1r_4s_post: "ld1r {{t}.4s}, [{n}], #4"         (t: Vn, n: XnSp) []
                     => enc(0x4ddfc800, &[fld(0, 0, 5), fld(1, 5, 5)]);
@@ -548,7 +528,7 @@ macro_rules! aarch64_table {
                     => enc(0x4ea01c00, &[fld(0, 0, 5), fld(1, 5, 5), fld(1, 16, 5)]);
                 /// Bytes `imm..imm+15` of the 32-byte concatenation m:n (n the low half): with n = m, a rotation.
                 ext_16b:    "ext {d}.16b, {n}.16b, {m}.16b, #{imm}" (d: Vn, n: Vn, m: Vn, imm: Imm4) []
-                    => enc(0x6e000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), fld(3, 11, 4)]);
+                    => enc(0x6e000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), mapped(3, 11, 4, uimm::<4>)]);
                 /// Reverses the bytes of each 64-bit lane.
                 rev64_16b:  "rev64 {d}.16b, {n}.16b"             (d: Vn, n: Vn) []
                     => enc(0x4e200800, &[fld(0, 0, 5), fld(1, 5, 5)]);
@@ -635,7 +615,7 @@ macro_rules! aarch64_table {
                     => enc(0x6f00e400, &[fld(0, 0, 5)]);
                 /// Every byte of d = imm.
                 movi_16b:   "movi {d}.16b, #{imm}"               (d: Vn, imm: Imm8) []
-                    => enc(0x4f00e400, &[fld(0, 0, 5), part(1, 5, 5, 0), part(1, 16, 3, 5)]);
+                    => enc(0x4f00e400, &[fld(0, 0, 5), mapped_part(1, 5, 5, 0, uimm::<8>), mapped_part(1, 16, 3, 5, uimm::<8>)]);
                 /// Lane i of d = lane j of n (INS element).
                 ins_d:      "mov {d}.d[{i}], {n}.d[{j}]"         (d: Vn, i: Lane, n: Vn, j: Lane) []
                     => enc(0x6e000400, &[fld(0, 0, 5), mapped(1, 16, 5, d_imm5), fld(2, 5, 5), mapped(3, 11, 4, d_imm4)]);
@@ -685,6 +665,19 @@ pub(crate) use aarch64_table;
 
 aarch64_table!(define_isa);
 
+/// What is wrong with a register operand out of its class.
+#[cold]
+#[inline(never)]
+fn register_error(o: &Operand) -> String {
+    match o {
+        Operand::X(n) => format!("x{n} is not a general-purpose register: x0..=x30 (sp and xzr are SP and XZR)"),
+        Operand::V(n) | Operand::Q(n) | Operand::D(n) | Operand::List4(n, _) => {
+            format!("v{n} is not a vector register: v0..=v31")
+        }
+        _ => format!("{o:?} is not a register"),
+    }
+}
+
 /// The general-purpose registers' names (31: `sp`).
 pub const XNAMES: [&str; 32] = [
     "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10", "x11", "x12", "x13", "x14", "x15", "x16", "x17",
@@ -723,7 +716,9 @@ impl InstructionSet for Aarch64 {
     }
     fn print_operand(o: &Operand, ctx: &PrintCtx) -> String {
         match o {
-            Operand::X(n) => XNAMES[*n as usize].to_string(),
+            Operand::X(n) => {
+                XNAMES.get(*n as usize).filter(|_| *n < 31).map_or_else(|| format!("x{n}"), |x| x.to_string())
+            }
             Operand::Sp => "sp".into(),
             Operand::Xzr => "xzr".into(),
             Operand::V(n) => format!("v{n}"),
@@ -741,6 +736,26 @@ impl InstructionSet for Aarch64 {
             Operand::Imm(i) => Some(*i),
             Operand::Label(_) => None,
         }
+    }
+    /// Register numbers in their class (x0..=x30: 31 is `sp` or `xzr`, which are operands of their own;
+    /// v0..=v31), then every immediate through the entry's fields ([`super::fixed::Encoding::check`]):
+    /// immediates, shifts per element size, lanes, scaled offsets.
+    #[inline]
+    fn check_operands(op: Op, operands: &[Operand]) -> Result<(), String> {
+        let in_class = |o: &Operand| match *o {
+            Operand::X(n) => n <= 30,
+            Operand::V(n) | Operand::Q(n) | Operand::D(n) | Operand::List4(n, _) => n <= 31,
+            _ => true,
+        };
+        if let Some(o) = operands.iter().find(|o| !in_class(o)) {
+            return Err(register_error(o));
+        }
+        // Registers in their class fit their 5-bit fields (`gen/tests/operand_errors.rs` holds every entry to
+        // that): only immediates go through the fields.
+        super::fixed::check_fields(&OPS[op as usize], operands, |o| match o {
+            Operand::Imm(i) => Some(*i),
+            _ => None,
+        })
     }
     fn reg_name(r: Reg) -> String {
         match r {

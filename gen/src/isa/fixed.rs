@@ -4,6 +4,81 @@
 //! Emitters use the encoding for instructions the supported assemblers lack (printed as a raw word with the
 //! mnemonic in a comment); tests assemble every table entry with a real assembler and compare the bytes.
 
+/// The values an operand may take where its field's map limits them (shift counts, scaled offsets, lanes,
+/// immediates): `lo..=hi` in steps of `step`, named as an error names them. The map that encodes the value and
+/// the builder's check when an instruction is added both read it, so the two cannot disagree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Range {
+    /// What the value is (`shift`, `offset`, `lane`, `immediate`).
+    pub what: &'static str,
+    /// The smallest value allowed.
+    pub lo: i64,
+    /// The largest value allowed.
+    pub hi: i64,
+    /// Values are multiples of this (1: any).
+    pub step: i64,
+    /// Why this range (`for 32-bit elements`, `for 16-byte accesses`), or empty.
+    pub note: &'static str,
+}
+
+impl Range {
+    /// `lo..=hi`, any step, no note.
+    pub const fn new(what: &'static str, lo: i64, hi: i64) -> Range {
+        Range { what, lo, hi, step: 1, note: "" }
+    }
+
+    /// The range with values in multiples of `step`.
+    pub const fn step(self, step: i64) -> Range {
+        Range { step, ..self }
+    }
+
+    /// The range with a note saying why.
+    pub const fn note(self, note: &'static str) -> Range {
+        Range { note, ..self }
+    }
+
+    /// `value` if the range holds it, else the error naming both.
+    pub fn check(self, value: i64) -> Result<i64, OutOfRange> {
+        // No division where any step goes (most ranges), none where the step is a power of two.
+        let on_step = match self.step {
+            1 => true,
+            s if s & (s - 1) == 0 => value & (s - 1) == 0,
+            s => value % s == 0,
+        };
+        if (self.lo..=self.hi).contains(&value) && on_step {
+            Ok(value)
+        } else {
+            Err(OutOfRange { value, range: self })
+        }
+    }
+}
+
+/// A value outside its [`Range`]: `shift 32 out of range 0..=31 for 32-bit elements`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OutOfRange {
+    /// The value written.
+    pub value: i64,
+    /// The values allowed.
+    pub range: Range,
+}
+
+impl std::fmt::Display for OutOfRange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let r = &self.range;
+        write!(f, "{} {} out of range {}..={}", r.what, self.value, r.lo, r.hi)?;
+        if r.step != 1 {
+            write!(f, " (a multiple of {})", r.step)?;
+        }
+        if !r.note.is_empty() {
+            write!(f, " {}", r.note)?;
+        }
+        Ok(())
+    }
+}
+
+/// A field's map: the operand's value to the value its bits take, or the range the value is outside.
+pub type Map = fn(i64) -> Result<i64, OutOfRange>;
+
 /// One bit field: bits `from..from+width` of operand `operand`'s value (after `map`) go to bits
 /// `lsb..lsb+width` of the instruction word.
 #[derive(Clone, Copy, Debug)]
@@ -16,12 +91,13 @@ pub struct Field {
     pub width: u8,
     /// Lowest bit taken from the operand's value.
     pub from: u8,
-    /// Transform from the operand's value to the encoded value (e.g. `128 - shift`).
-    pub map: fn(i64) -> i64,
+    /// Transform from the operand's value to the encoded value (e.g. `128 - shift`), or the [`Range`] the
+    /// value is outside.
+    pub map: Map,
 }
 
-fn identity(v: i64) -> i64 {
-    v
+fn identity(v: i64) -> Result<i64, OutOfRange> {
+    Ok(v)
 }
 
 /// Operand `operand` fills `width` bits at `lsb`.
@@ -35,13 +111,13 @@ pub const fn part(operand: u8, lsb: u8, width: u8, from: u8) -> Field {
 }
 
 /// Operand `operand`, transformed by `map`, fills `width` bits at `lsb`.
-pub const fn mapped(operand: u8, lsb: u8, width: u8, map: fn(i64) -> i64) -> Field {
+pub const fn mapped(operand: u8, lsb: u8, width: u8, map: Map) -> Field {
     Field { operand, lsb, width, from: 0, map }
 }
 
 /// Bits `from..from+width` of operand `operand`, transformed by `map`, go to `lsb..lsb+width` (split
 /// PC-relative immediates: every part of one operand takes the same map).
-pub const fn mapped_part(operand: u8, lsb: u8, width: u8, from: u8, map: fn(i64) -> i64) -> Field {
+pub const fn mapped_part(operand: u8, lsb: u8, width: u8, from: u8, map: Map) -> Field {
     Field { operand, lsb, width, from, map }
 }
 
@@ -161,23 +237,104 @@ impl Encoding {
 }
 
 fn encode_word(base: u32, fields: &[Field], values: &[i64]) -> Result<u32, EncodeError> {
-    // How many bits of an operand's value its fields (in this word) take.
-    let operand_bits = |operand: u8| -> u32 {
-        fields.iter().filter(|f| f.operand == operand).map(|f| u32::from(f.from + f.width)).max().unwrap_or(0)
-    };
+    let bits = operand_bits(fields);
     let mut word = base;
     for f in fields {
         let v = *values.get(f.operand as usize).ok_or_else(|| EncodeError(format!("missing operand {}", f.operand)))?;
-        let v = (f.map)(v);
-        let bits = operand_bits(f.operand);
-        let fits = if v >= 0 { bits >= 63 || v < (1i64 << bits) } else { v >= -(1i64 << (bits - 1)) };
-        if !fits {
-            return Err(EncodeError(format!("operand {}: value {v} does not fit in {bits} bits", f.operand)));
-        }
-        let part = ((v >> f.from) as u64) & ((1u64 << f.width) - 1);
-        word |= (part as u32) << f.lsb;
+        let v = field_bits(f, bits[f.operand as usize], v)
+            .map_err(|e| EncodeError(format!("operand {}: {e}", f.operand)))?;
+        word |= (v as u32) << f.lsb;
     }
     Ok(word)
+}
+
+/// How many bits of each operand's value a word's fields take (operand `i`'s at index `i`).
+fn operand_bits(fields: &[Field]) -> [u8; 8] {
+    let mut bits = [0; 8];
+    for f in fields {
+        let b = &mut bits[f.operand as usize];
+        *b = (*b).max(f.from + f.width);
+    }
+    bits
+}
+
+/// The bits field `f` takes from its operand's value `v`: the map's value, if it fits the `bits` the operand's
+/// fields take (`0..2^bits`, or `-2^(bits-1)..0`), cut to the field's bits. The encoder and the builder's
+/// check ([`Encoding::check`]) both go through here.
+#[inline]
+fn field_bits(f: &Field, bits: u8, v: i64) -> Result<u64, FieldError> {
+    let v = (f.map)(v).map_err(FieldError::Range)?;
+    let bits = u32::from(bits);
+    let fits = if v >= 0 { bits >= 63 || v < (1i64 << bits) } else { v >= -(1i64 << (bits - 1)) };
+    if !fits {
+        return Err(FieldError::Bits { value: v, bits });
+    }
+    Ok(((v >> f.from) as u64) & ((1u64 << f.width) - 1))
+}
+
+impl Encoding {
+    /// Checks operand values against every field of the encoding, as [`Encoding::encode_words`] would, without
+    /// encoding: `values[i]` is operand `i`'s value, `None` for a label's (known only once the code is laid
+    /// out). The error is the first operand refused, with what is wrong (`shift 32 out of range 0..=31 for
+    /// 32-bit elements`). What the builder runs when an instruction is added.
+    #[inline]
+    pub fn check(&self, values: &[Option<i64>]) -> Result<(), (u8, FieldError)> {
+        if values.iter().all(Option::is_none) {
+            return Ok(());
+        }
+        for fields in std::iter::once(self.fields).chain(self.second.map(|(_, f)| f)) {
+            let bits = operand_bits(fields);
+            for f in fields {
+                if let Some(Some(v)) = values.get(f.operand as usize) {
+                    field_bits(f, bits[f.operand as usize], *v).map_err(|e| (f.operand, e))?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Why a field refuses its operand's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldError {
+    /// The field's map refused it: the value is outside the range the map gives.
+    Range(OutOfRange),
+    /// The (mapped) value does not fit the bits the operand's fields take.
+    Bits {
+        /// The value after the map.
+        value: i64,
+        /// The bits the operand's fields take.
+        bits: u32,
+    },
+}
+
+impl std::fmt::Display for FieldError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FieldError::Range(e) => e.fmt(f),
+            FieldError::Bits { value, bits } => write!(f, "value {value} does not fit in {bits} bits"),
+        }
+    }
+}
+
+/// The builder's check of a fixed-width entry's operands ([`super::InstructionSet::check_operands`]): their
+/// values (`value`; `None` for a label, or an operand the ISA checks otherwise) through the entry's fields;
+/// an error names the operand where the field's map gives no range of its own.
+#[inline]
+pub fn check_fields<F, O>(
+    info: &super::OpInfo<F, Encoding>,
+    operands: &[O],
+    value: impl Fn(&O) -> Option<i64>,
+) -> Result<(), String> {
+    let Some(enc) = info.encoding else { return Ok(()) };
+    let mut values = [None; 4];
+    for (v, o) in values.iter_mut().zip(operands) {
+        *v = value(o);
+    }
+    enc.check(&values[..operands.len().min(4)]).map_err(|(i, e)| match e {
+        FieldError::Range(e) => e.to_string(),
+        FieldError::Bits { .. } => format!("operand {}: {e}", info.operands.get(i as usize).unwrap_or(&"?")),
+    })
 }
 
 #[cfg(test)]
@@ -199,7 +356,7 @@ mod tests {
         const SPLIT: &[Field] = &[part(0, 7, 5, 0), part(0, 25, 7, 5)];
         assert_eq!(enc(0, SPLIT).encode(&[-8]).unwrap(), 0x18 << 7 | 0x7f << 25);
         // A mapped field (aarch64 right shifts encode 128 - n).
-        const MAPPED: &[Field] = &[mapped(0, 16, 7, |n| 128 - n)];
+        const MAPPED: &[Field] = &[mapped(0, 16, 7, |n| Ok(128 - n))];
         assert_eq!(enc(0, MAPPED).encode(&[1]).unwrap(), 127 << 16);
     }
 

@@ -10,7 +10,11 @@
 //!   entries marked `as method`, one method per mnemonic whose form the operand types choose
 //!   (`b.vmovdqu(xmm, mem)` is the load, `b.vmovdqu(mem, ymm)` the 256-bit store).
 //!
-//! Adding an instruction is adding one line to the table.
+//! Adding an instruction is two entries: one in the ISA's table here, one in its semantics table
+//! ([`crate::sem`], in table order; a unit test names an entry left without one). The builder checks each
+//! instruction's operands when it is added ([`InstructionSet::check_operands`]) from the same table entry: the
+//! field maps of the fixed-width encodings ([`fixed::Range`]), on x86_64 the immediate ranges of the operand kinds
+//! ([`x86_64::IMM_RANGES`], held to iced-x86's data by a test).
 //!
 //! ```
 //! use asmgen::isa::x86_64::{mem, regs::*, X86Feature, Xmm, Ymm, X86_64};
@@ -184,6 +188,33 @@ pub trait InstructionSet: Sized + 'static {
     }
     /// The register's assembler name.
     fn reg_name(reg: Self::Reg) -> String;
+    /// Checks an instruction's operands against every rule its encoding relies on (register classes,
+    /// immediate ranges, shift counts, lanes, scaled offsets), from the table's own data: the error says what
+    /// is wrong with the value written and the range allowed (`shift 32 out of range 0..=31 for 32-bit
+    /// elements`). The builder runs it when the instruction is added ([`crate::Builder::inst`]) and names the
+    /// function and the instruction; the values of labels are checked when the code is laid out.
+    fn check_operands(_op: Self::Op, _operands: &[Self::Operand]) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// An instruction as the assembler reads it, for messages: the entry's syntax with its operands (labels by
+/// name, no padding).
+pub fn inst_text<I: InstructionSet>(op: I::Op, operands: &[I::Operand]) -> String {
+    let info = I::info(op);
+    let ctx = PrintCtx { local_label_prefix: "", page_refs: PageRefs { page: ("", ""), offset: ("", "") } };
+    let printed: Vec<String> = operands.iter().map(|o| I::print_operand(o, &ctx)).collect();
+    if info.syntax.contains('{') {
+        let mut t = info.syntax.to_string();
+        for (name, p) in info.operands.iter().zip(&printed) {
+            t = t.replace(&format!("{{{name}}}"), p);
+        }
+        t
+    } else if printed.is_empty() {
+        info.syntax.to_string()
+    } else {
+        format!("{} {}", info.syntax, printed.join(", "))
+    }
 }
 
 /// Defines an ISA table. See the ISA modules for the entry syntax:

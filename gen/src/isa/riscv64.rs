@@ -10,7 +10,7 @@
 //! own, encoded as the base instruction the assemblers expand them to. Compressed (C) forms are never
 //! written by asmgen; the assembler may still pick them when the listing is assembled for `rv64gc`.
 
-use super::fixed::{enc, fld, label, label2, mapped, mapped_part, part, raw, Field, LabelValue};
+use super::fixed::{enc, fld, label, label2, mapped, mapped_part, raw, Field, LabelValue, OutOfRange, Range};
 use super::{InstructionSet, OpInfo, PrintCtx};
 use crate::define_isa;
 use crate::label::Label;
@@ -129,9 +129,8 @@ pub struct Mem {
     offset: i32,
 }
 
-/// `offset(base)`. Panics unless `-2048 <= offset <= 2047` (a kernel bug, found when the listing is generated).
+/// `offset(base)`: the offset a 12-bit signed immediate, -2048..=2047 (checked when the instruction is added).
 pub fn mem(base: X, offset: i32) -> Mem {
-    assert!((-2048..=2047).contains(&offset), "riscv64 load/store offset {offset} does not fit in 12 signed bits");
     Mem { base, offset }
 }
 
@@ -206,8 +205,8 @@ macro_rules! kinds {
     )*};
 }
 
-fn imm_in(v: i32, lo: i32, hi: i32, what: &str) -> Operand {
-    assert!((lo..=hi).contains(&v), "riscv64 {what} {v} is outside {lo}..={hi}");
+// Immediates are checked when the instruction is added, through the entry's fields (`Riscv64::check_operands`).
+fn imm(v: i32) -> Operand {
     Operand::Imm(v as i64)
 }
 
@@ -216,18 +215,18 @@ kinds! {
     Xr { X => |x| Operand::X(x.0) }
     /// A vector register.
     Vr { V => |v| Operand::V(v.0) }
-    /// A 12-bit signed immediate (-2048..=2047; panics otherwise).
-    Simm12 { i32 => |i| imm_in(i, -2048, 2047, "12-bit immediate") }
+    /// A 12-bit signed immediate (-2048..=2047).
+    Simm12 { i32 => |i| imm(i) }
     /// A shift amount 0..=63.
-    Shamt { i32 => |i| imm_in(i, 0, 63, "shift amount") }
+    Shamt { i32 => |i| imm(i) }
     /// A 5-bit unsigned immediate 0..=31.
-    Uimm5 { i32 => |i| imm_in(i, 0, 31, "5-bit immediate") }
+    Uimm5 { i32 => |i| imm(i) }
     /// A 5-bit signed immediate -16..=15 (vector `.vi` forms of signed operations).
-    Simm5 { i32 => |i| imm_in(i, -16, 15, "5-bit signed immediate") }
+    Simm5 { i32 => |i| imm(i) }
     /// A 2-bit byte select 0..=3 (`sm4ed`, `sm4ks`).
-    Bs { i32 => |i| imm_in(i, 0, 3, "byte select") }
+    Bs { i32 => |i| imm(i) }
     /// A 20-bit upper immediate 0..=0xfffff (`lui`).
-    Uimm20 { i32 => |i| imm_in(i, 0, 0xfffff, "20-bit upper immediate") }
+    Uimm20 { i32 => |i| imm(i) }
     /// A scalar memory operand `offset(base)`.
     M { Mem => |m| Operand::Mem(m) }
     /// The base register of a vector load or store, printed `(base)`.
@@ -241,38 +240,69 @@ kinds! {
 /// The riscv64 ISA (RV64GC plus the extensions in [`RvFeature`]).
 pub struct Riscv64;
 
-const BAD: i64 = i64::MAX;
+// --- field maps: operand value -> encoded field, or the range the value is outside (the builder checks every
+// instruction's operands through them when it is added, the encoder when it encodes).
 
 /// A B-type branch offset: even, within +-4 KiB (13-bit two's complement).
-fn boff(v: i64) -> i64 {
-    if v % 2 != 0 || !(-4096..4096).contains(&v) {
-        BAD
-    } else {
-        v & 0x1fff
-    }
+fn boff(v: i64) -> Result<i64, OutOfRange> {
+    Range::new("branch offset", -4096, 4094).step(2).check(v).map(|v| v & 0x1fff)
 }
 
 /// A J-type jump offset: even, within +-1 MiB (21-bit two's complement).
-fn joff(v: i64) -> i64 {
-    if v % 2 != 0 || !(-(1 << 20)..(1 << 20)).contains(&v) {
-        BAD
-    } else {
-        v & 0x1f_ffff
-    }
+fn joff(v: i64) -> Result<i64, OutOfRange> {
+    Range::new("jump offset", -(1 << 20), (1 << 20) - 2).step(2).check(v).map(|v| v & 0x1f_ffff)
 }
 
 /// `auipc`'s 20 bits of a PC-relative offset: rounded so that the sign-extended low 12 bits add back.
-fn hi20(v: i64) -> i64 {
-    if !(-(1i64 << 31) - 0x800..(1i64 << 31) - 0x800).contains(&v) {
-        BAD
-    } else {
-        ((v + 0x800) >> 12) & 0xf_ffff
-    }
+fn hi20(v: i64) -> Result<i64, OutOfRange> {
+    Range::new("offset", -(1i64 << 31) - 0x800, (1i64 << 31) - 0x801).check(v).map(|v| ((v + 0x800) >> 12) & 0xf_ffff)
 }
 
 /// The low 12 bits of a PC-relative offset (sign-extended by `addi`).
-fn lo12(v: i64) -> i64 {
-    v & 0xfff
+fn lo12(v: i64) -> Result<i64, OutOfRange> {
+    Ok(v & 0xfff)
+}
+
+/// A 12-bit signed immediate, -2048..=2047.
+fn simm12(v: i64) -> Result<i64, OutOfRange> {
+    Range::new("immediate", -2048, 2047).check(v).map(|v| v & 0xfff)
+}
+
+/// A 5-bit signed immediate, -16..=15 (vector `.vi` forms of signed operations).
+fn simm5(v: i64) -> Result<i64, OutOfRange> {
+    Range::new("immediate", -16, 15).check(v).map(|v| v & 0x1f)
+}
+
+/// A 5-bit unsigned immediate, 0..=31.
+fn uimm5(v: i64) -> Result<i64, OutOfRange> {
+    Range::new("immediate", 0, 31).check(v)
+}
+
+/// A 20-bit upper immediate, 0..=0xfffff (`lui`).
+fn uimm20(v: i64) -> Result<i64, OutOfRange> {
+    Range::new("immediate", 0, 0xf_ffff).check(v)
+}
+
+/// A shift or rotate amount of a 64-bit register or element, 0..=63.
+fn shamt(v: i64) -> Result<i64, OutOfRange> {
+    Range::new("shift", 0, 63).note("for 64-bit registers").check(v)
+}
+
+/// A vector rotate amount, 0..=63 (`vror.vi`; below the element width in use).
+fn rot6(v: i64) -> Result<i64, OutOfRange> {
+    Range::new("rotate amount", 0, 63).check(v)
+}
+
+/// A byte select, 0..=3 (`sm4ed`, `sm4ks`).
+fn bs(v: i64) -> Result<i64, OutOfRange> {
+    Range::new("byte select", 0, 3).check(v)
+}
+
+/// A memory operand's packed value `offset << 5 | base` (see `operand_value`), its offset a 12-bit signed
+/// immediate, -2048..=2047: the value with the offset cut to its 12 bits.
+fn mem_off(v: i64) -> Result<i64, OutOfRange> {
+    let off = Range::new("offset", -2048, 2047).check(v >> 5)?;
+    Ok(((off & 0xfff) << 5) | (v & 31))
 }
 
 // B-type offset fields of operand `t`: imm[4:1|11] at 8|7, imm[10:5|12] at 25|31.
@@ -313,21 +343,29 @@ const R2: &[super::fixed::Field] = &[fld(0, RD, 5), fld(1, RS1, 5)];
 // rd, rs2 (`neg`: sub rd, zero, rs2).
 const R2S: &[super::fixed::Field] = &[fld(0, RD, 5), fld(1, RS2, 5)];
 // I-type: rd, rs1, imm[11:0].
-const I3: &[super::fixed::Field] = &[fld(0, RD, 5), fld(1, RS1, 5), part(2, 20, 12, 0)];
+const I3: &[super::fixed::Field] = &[fld(0, RD, 5), fld(1, RS1, 5), mapped(2, 20, 12, simm12)];
 // Shifts by an immediate: rd, rs1, shamt[5:0].
-const SH: &[super::fixed::Field] = &[fld(0, RD, 5), fld(1, RS1, 5), fld(2, 20, 6)];
+const SH: &[super::fixed::Field] = &[fld(0, RD, 5), fld(1, RS1, 5), mapped(2, 20, 6, shamt)];
 // Loads: rd, offset(base). The memory operand's value is `offset << 5 | base` (see `operand_value`).
-const LD: &[super::fixed::Field] = &[fld(0, RD, 5), part(1, RS1, 5, 0), part(1, 20, 12, 5)];
+const LD: &[super::fixed::Field] =
+    &[fld(0, RD, 5), mapped_part(1, RS1, 5, 0, mem_off), mapped_part(1, 20, 12, 5, mem_off)];
 // Stores: rs2, offset(base), the offset split into imm[4:0] (bits 7..12) and imm[11:5] (bits 25..32).
-const ST: &[super::fixed::Field] = &[fld(0, RS2, 5), part(1, RS1, 5, 0), part(1, 7, 5, 5), part(1, 25, 7, 10)];
+const ST: &[super::fixed::Field] = &[
+    fld(0, RS2, 5),
+    mapped_part(1, RS1, 5, 0, mem_off),
+    mapped_part(1, 7, 5, 5, mem_off),
+    mapped_part(1, 25, 7, 10, mem_off),
+];
 // Zksed: rd, rs1, rs2, bs (bits 30..32).
-const BS: &[super::fixed::Field] = &[fld(0, RD, 5), fld(1, RS1, 5), fld(2, RS2, 5), fld(3, 30, 2)];
+const BS: &[super::fixed::Field] = &[fld(0, RD, 5), fld(1, RS1, 5), fld(2, RS2, 5), mapped(3, 30, 2, bs)];
 // Vector .vv: vd, vs2, vs1 (assembler order), vm = 1 (unmasked) in the base word.
 const VV: &[super::fixed::Field] = &[fld(0, RD, 5), fld(1, RS2, 5), fld(2, RS1, 5)];
 // Vector unary: vd, vs2.
 const V2: &[super::fixed::Field] = &[fld(0, RD, 5), fld(1, RS2, 5)];
+// Vector .vi with a 5-bit signed immediate in the vs1 field: vd, vs2, simm.
+const VI: &[super::fixed::Field] = &[fld(0, RD, 5), fld(1, RS2, 5), mapped(2, RS1, 5, simm5)];
 // Vector .vi with a 5-bit unsigned immediate in the vs1 field: vd, vs2, uimm.
-const VI: &[super::fixed::Field] = &[fld(0, RD, 5), fld(1, RS2, 5), fld(2, RS1, 5)];
+const VIU: &[super::fixed::Field] = &[fld(0, RD, 5), fld(1, RS2, 5), mapped(2, RS1, 5, uimm5)];
 // Vector unit-stride load/store: vd/vs3, (rs1).
 const VM: &[super::fixed::Field] = &[fld(0, RD, 5), fld(1, RS1, 5)];
 // Vector .vx: vd, vs2, rs1.
@@ -335,7 +373,8 @@ const VX: &[super::fixed::Field] = &[fld(0, RD, 5), fld(1, RS2, 5), fld(2, RS1, 
 // vd, rs1 / vd, imm (`vmv.v.x`, `vmv.v.i`).
 const V1: &[super::fixed::Field] = &[fld(0, RD, 5), fld(1, RS1, 5)];
 // Zvkb rotate by a 6-bit immediate: vd, vs2, uimm[4:0] at 15, uimm[5] at 26.
-const VROR: &[super::fixed::Field] = &[fld(0, RD, 5), fld(1, RS2, 5), part(2, RS1, 5, 0), part(2, 26, 1, 5)];
+const VROR: &[super::fixed::Field] =
+    &[fld(0, RD, 5), fld(1, RS2, 5), mapped_part(2, RS1, 5, 0, rot6), mapped_part(2, 26, 1, 5, rot6)];
 
 /// The riscv64 table: one entry per instruction form (entry syntax: [`define_isa!`](crate::define_isa)).
 /// `riscv64_table!(m)` expands the entries into the macro `m`: [`define_isa!`](crate::define_isa) here (the
@@ -367,7 +406,7 @@ macro_rules! riscv64_table {
                 srli:   "srli"   (d: Xr, a: Xr, n: Shamt)       [] => enc(0x0000_5013, SH);
                 srai:   "srai"   (d: Xr, a: Xr, n: Shamt)       [] => enc(0x4000_5013, SH);
                 /// Load upper immediate: `d = sext(imm << 12)`.
-                lui:    "lui"    (d: Xr, i: Uimm20)             [] => enc(0x0000_0037, &[fld(0, RD, 5), fld(1, 12, 20)]);
+                lui:    "lui"    (d: Xr, i: Uimm20)             [] => enc(0x0000_0037, &[fld(0, RD, 5), mapped(1, 12, 20, uimm20)]);
                 ld:     "ld"     (d: Xr, m: M)                  [] => enc(0x0000_3003, LD);
                 lw:     "lw"     (d: Xr, m: M)                  [] => enc(0x0000_2003, LD);
                 lwu:    "lwu"    (d: Xr, m: M)                  [] => enc(0x0000_6003, LD);
@@ -380,7 +419,7 @@ macro_rules! riscv64_table {
                 /// `addi d, s, 0`.
                 mv:     "mv"     (d: Xr, s: Xr)                 [] => enc(0x0000_0013, R2);
                 /// `addi d, zero, i`: only 12-bit signed constants (larger ones need `lui`).
-                li:     "li"     (d: Xr, i: Simm12)             [] => enc(0x0000_0013, &[fld(0, RD, 5), part(1, 20, 12, 0)]);
+                li:     "li"     (d: Xr, i: Simm12)             [] => enc(0x0000_0013, &[fld(0, RD, 5), mapped(1, 20, 12, simm12)]);
                 /// `xori d, s, -1`.
                 not:    "not"    (d: Xr, s: Xr)                 [] => enc(0xfff0_4013, R2);
                 /// `sub d, zero, s`.
@@ -441,7 +480,7 @@ macro_rules! riscv64_table {
                 // --- V 1.0 ------------------------------------------------------------------------------------------------
                 /// Sets vl to min(avl, VLMAX) for the vector type; `d` receives vl.
                 vsetivli: "vsetivli" (d: Xr, avl: Uimm5, t: VTypeI) [V]
-                    => enc(0xc000_7057, &[fld(0, RD, 5), fld(1, RS1, 5), fld(2, 20, 10)]);
+                    => enc(0xc000_7057, &[fld(0, RD, 5), mapped(1, RS1, 5, uimm5), fld(2, 20, 10)]);
                 /// Sets vl to min(avl, VLMAX) for the vector type, the AVL in a register; `d` receives vl.
                 vsetvli: "vsetvli" (d: Xr, avl: Xr, t: VTypeI) [V]
                     => enc(0x0000_7057, &[fld(0, RD, 5), fld(1, RS1, 5), fld(2, 20, 11)]);
@@ -454,7 +493,7 @@ macro_rules! riscv64_table {
                 /// Every element = the scalar `s`.
                 vmv_v_x: "vmv.v.x" (d: Vr, s: Xr)               [V] => enc(0x5e00_4057, V1);
                 /// Every element = the immediate.
-                vmv_v_i: "vmv.v.i" (d: Vr, i: Simm5)            [V] => enc(0x5e00_3057, V1);
+                vmv_v_i: "vmv.v.i" (d: Vr, i: Simm5)            [V] => enc(0x5e00_3057, &[fld(0, RD, 5), mapped(1, RS1, 5, simm5)]);
                 /// `d` = element 0 of `s`.
                 vmv_x_s: "vmv.x.s" (d: Xr, s: Vr)               [V] => enc(0x4200_2057, &[fld(0, RD, 5), fld(1, RS2, 5)]);
                 /// Element indices 0, 1, 2, ...
@@ -469,7 +508,7 @@ macro_rules! riscv64_table {
                 vrsub_vx: "vrsub.vx" (d: Vr, a: Vr, s: Xr)      [V] => enc(0x0e00_4057, VX);
                 /// `d = i - a` per element.
                 vrsub_vi: "vrsub.vi" (d: Vr, a: Vr, i: Simm5)   [V] => enc(0x0e00_3057, VI);
-                vsrl_vi: "vsrl.vi" (d: Vr, a: Vr, n: Uimm5)     [V] => enc(0xa200_3057, VI);
+                vsrl_vi: "vsrl.vi" (d: Vr, a: Vr, n: Uimm5)     [V] => enc(0xa200_3057, VIU);
                 /// `d[i] = a[idx[i]]` (0 for indices >= VLMAX); `d` overlaps neither source.
                 vrgather_vv: "vrgather.vv" (d: Vr, a: Vr, idx: Vr) [V] => enc(0x3200_0057, VV);
                 /// `d[i] = a[i + off]` (0 past VLMAX).
@@ -491,7 +530,7 @@ macro_rules! riscv64_table {
                 vclmul_vv: "vclmul.vv" (d: Vr, a: Vr, b: Vr)    [V, Zvbc] => raw(0x3200_2057, VV);
                 vclmulh_vv: "vclmulh.vv" (d: Vr, a: Vr, b: Vr)  [V, Zvbc] => raw(0x3600_2057, VV);
                 /// SM4 key expansion: four round keys from `s`, round group `r`.
-                vsm4k_vi: "vsm4k.vi" (d: Vr, s: Vr, r: Uimm5)   [V, Zvksed] => raw(0x8600_2077, VI);
+                vsm4k_vi: "vsm4k.vi" (d: Vr, s: Vr, r: Uimm5)   [V, Zvksed] => raw(0x8600_2077, VIU);
                 /// Four SM4 rounds with the round keys in `s` (one per element group).
                 vsm4r_vv: "vsm4r.vv" (d: Vr, s: Vr)             [V, Zvksed] => raw(0xa208_2077, V2);
                 /// Four SM4 rounds on every element group of `d` with the round keys of `s`'s first element group.
@@ -503,6 +542,11 @@ macro_rules! riscv64_table {
 pub(crate) use riscv64_table;
 
 riscv64_table!(define_isa);
+
+/// The ABI name of x`n` (`x<n>` past x31, for the builder's message about it).
+fn xname(n: u8) -> String {
+    XNAMES.get(n as usize).map_or_else(|| format!("x{n}"), |x| x.to_string())
+}
 
 fn vtype_text(t: VType) -> String {
     format!("e{}, m{}, ta, ma", t.sew, t.lmul)
@@ -539,11 +583,11 @@ impl InstructionSet for Riscv64 {
     }
     fn print_operand(o: &Operand, ctx: &PrintCtx) -> String {
         match o {
-            Operand::X(n) => XNAMES[*n as usize].to_string(),
+            Operand::X(n) => xname(*n),
             Operand::V(n) => format!("v{n}"),
             Operand::Imm(i) => i.to_string(),
-            Operand::Mem(m) => format!("{}({})", m.offset, XNAMES[m.base.0 as usize]),
-            Operand::Base(n) => format!("({})", XNAMES[*n as usize]),
+            Operand::Mem(m) => format!("{}({})", m.offset, xname(m.base.0)),
+            Operand::Base(n) => format!("({})", xname(*n)),
             Operand::VType(t) => vtype_text(*t),
             Operand::Label(l) => ctx.label(l),
         }
@@ -559,10 +603,53 @@ impl InstructionSet for Riscv64 {
             Operand::Label(_) => None,
         }
     }
+    /// Register numbers (x0..=x31, v0..=v31) and vector types (SEW 8, 16, 32 or 64, LMUL 1, 2, 4 or 8), then
+    /// every immediate and memory operand through the entry's fields ([`super::fixed::Encoding::check`]):
+    /// immediates, shift amounts, byte selects, load and store offsets.
+    #[inline]
+    fn check_operands(op: Op, operands: &[Operand]) -> Result<(), String> {
+        let in_class = |o: &Operand| match *o {
+            Operand::X(n) | Operand::Base(n) | Operand::Mem(Mem { base: X(n), .. }) | Operand::V(n) => n <= 31,
+            Operand::VType(t) => matches!(t.sew, 8 | 16 | 32 | 64) && matches!(t.lmul, 1 | 2 | 4 | 8),
+            _ => true,
+        };
+        if !operands.iter().all(in_class) {
+            return Err(class_error(operands));
+        }
+        // Registers in their class fit their 5-bit fields, a checked vector type its 10 or 11 bits
+        // (`gen/tests/operand_errors.rs` holds every entry to that): only immediates and memory offsets go
+        // through the fields.
+        super::fixed::check_fields(&OPS[op as usize], operands, |o| match o {
+            Operand::Imm(_) | Operand::Mem(_) => Self::operand_value(o),
+            _ => None,
+        })
+    }
     fn reg_name(r: Reg) -> String {
         match r {
             Reg::X(n) => XNAMES[n as usize].to_string(),
             Reg::V(n) => format!("v{n}"),
         }
     }
+}
+
+/// What is wrong with the first register or vector type out of its class.
+#[cold]
+#[inline(never)]
+fn class_error(operands: &[Operand]) -> String {
+    for o in operands {
+        match *o {
+            Operand::X(n) | Operand::Base(n) | Operand::Mem(Mem { base: X(n), .. }) if n > 31 => {
+                return format!("x{n} is not a general-purpose register: x0..=x31")
+            }
+            Operand::V(n) if n > 31 => return format!("v{n} is not a vector register: v0..=v31"),
+            Operand::VType(t) if !matches!(t.sew, 8 | 16 | 32 | 64) => {
+                return format!("SEW {} out of 8, 16, 32, 64", t.sew)
+            }
+            Operand::VType(t) if !matches!(t.lmul, 1 | 2 | 4 | 8) => {
+                return format!("LMUL {} out of 1, 2, 4, 8", t.lmul)
+            }
+            _ => {}
+        }
+    }
+    "an operand out of its class".to_string()
 }

@@ -157,11 +157,12 @@ impl Mem {
         if let Some(l) = &self.label {
             addr.push_str(&constant(l));
         }
+        let name = |r: Gpr| GPR64.get(r.0 as usize).map_or_else(|| format!("r{}", r.0), |n| n.to_string());
         if let Some(b) = self.base {
-            addr.push_str(GPR64[b.0 as usize]);
+            addr.push_str(&name(b));
         }
         if let Some((i, s)) = self.index {
-            addr.push_str(&format!(" + {}*{s}", GPR64[i.0 as usize]));
+            addr.push_str(&format!(" + {}*{s}", name(i)));
         }
         match self.disp {
             0 => {}
@@ -604,6 +605,65 @@ pub(crate) use x86_64_table;
 
 x86_64_table!(define_isa);
 
+/// The immediates each operand kind holding one takes, as the encoder takes them: `Imm` is the `imm8` of
+/// every entry with one (iced-x86 takes -128..=255 there, and `shl`'s form `1` is in it), `Ri64` the
+/// sign-extended `imm32` of its entries (the kind converts from `i32`: always in range), `Sel` a `u8`.
+/// `gen/tests/operand_errors.rs` holds every entry to it, operand by operand, from iced-x86's operand kinds.
+pub const IMM_RANGES: &[(&str, i64, i64)] = &[("Imm", -128, 255), ("Ri64", -(1 << 31), (1 << 31) - 1), ("Sel", 0, 255)];
+
+/// The range of immediate operand `i` of `op` ([`IMM_RANGES`] by the entry's operand kind).
+fn imm_range(op: Op, i: usize) -> (i64, i64) {
+    let kind = OPS[op as usize].kinds.get(i).copied().unwrap_or("");
+    IMM_RANGES.iter().find(|r| r.0 == kind).map_or((i64::MIN, i64::MAX), |r| (r.1, r.2))
+}
+
+/// Whether a memory operand's registers and scale can be encoded ([`operand_error`] says why not).
+#[inline]
+fn mem_ok(m: &Mem) -> bool {
+    m.base.is_none_or(|b| b.0 < 16)
+        && m.index.is_none_or(|(x, scale)| x.0 < 16 && x.0 != 4 && matches!(scale, 1 | 2 | 4 | 8))
+}
+
+/// What is wrong with the first operand of `op` that [`X86_64::check_operands`] refuses.
+#[cold]
+#[inline(never)]
+fn operand_error(op: Op, operands: &[Operand]) -> Result<(), String> {
+    let gpr = |n: u8| match n {
+        0..=15 => Ok(()),
+        _ => Err(format!("r{n} is not a general-purpose register: 0..=15 (rax..r15)")),
+    };
+    for (i, o) in operands.iter().enumerate() {
+        match o {
+            Operand::Gpr(n) | Operand::Gpr32(n) => gpr(*n)?,
+            Operand::Xmm(n) if *n > 15 => return Err(format!("xmm{n} out of range xmm0..=xmm15")),
+            Operand::Ymm(n) if *n > 15 => return Err(format!("ymm{n} out of range ymm0..=ymm15")),
+            Operand::Zmm(n) if *n > 31 => return Err(format!("zmm{n} out of range zmm0..=zmm31")),
+            Operand::Mem(_, m) => {
+                if let Some(b) = m.base {
+                    gpr(b.0)?;
+                }
+                if let Some((x, scale)) = m.index {
+                    gpr(x.0)?;
+                    if x.0 == 4 {
+                        return Err("rsp cannot be an index register".into());
+                    }
+                    if !matches!(scale, 1 | 2 | 4 | 8) {
+                        return Err(format!("scale {scale} out of 1, 2, 4, 8"));
+                    }
+                }
+            }
+            Operand::Imm(v) => {
+                let (lo, hi) = imm_range(op, i);
+                if !(lo..=hi).contains(v) {
+                    return Err(format!("immediate {v} out of range {lo}..={hi}"));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 impl InstructionSet for X86_64 {
     const ARCH: Arch = Arch::X86_64;
     type Op = Op;
@@ -674,8 +734,8 @@ impl InstructionSet for X86_64 {
     }
     fn print_operand(o: &Operand, ctx: &PrintCtx) -> String {
         match o {
-            Operand::Gpr(n) => GPR64[*n as usize].to_string(),
-            Operand::Gpr32(n) => GPR32[*n as usize].to_string(),
+            Operand::Gpr(n) => GPR64.get(*n as usize).map_or_else(|| format!("r{n}"), |r| r.to_string()),
+            Operand::Gpr32(n) => GPR32.get(*n as usize).map_or_else(|| format!("r{n}d"), |r| r.to_string()),
             Operand::Xmm(n) => format!("xmm{n}"),
             Operand::Ymm(n) => format!("ymm{n}"),
             Operand::Zmm(n) => format!("zmm{n}"),
@@ -694,6 +754,29 @@ impl InstructionSet for X86_64 {
                 format!("{size} ptr [{addr}]")
             }
         }
+    }
+    /// Register numbers in their class (general-purpose 0..=15; xmm and ymm 0..=15, as the lowering encodes
+    /// them: the table's forms of them are VEX but for `vinserti64x4`'s and `vextracti64x4`'s ymm, which stay
+    /// in the first sixteen as [`Zmm::y`] says; zmm 0..=31), memory operands (scale 1, 2, 4 or 8, no `rsp`
+    /// index), and immediates in the range of their kind ([`IMM_RANGES`], held to the operand kinds of the
+    /// entry's iced-x86 codes by a test).
+    #[inline]
+    fn check_operands(op: Op, operands: &[Operand]) -> Result<(), String> {
+        // One pass without messages (the JIT's startup runs it per instruction); the message where it fails.
+        let ok = |(i, o): (usize, &Operand)| match o {
+            Operand::Gpr(n) | Operand::Gpr32(n) | Operand::Xmm(n) | Operand::Ymm(n) => *n < 16,
+            Operand::Zmm(n) => *n < 32,
+            Operand::Mem(_, m) => mem_ok(m),
+            Operand::Imm(v) => {
+                let (lo, hi) = imm_range(op, i);
+                (lo..=hi).contains(v)
+            }
+            Operand::Sel(_) | Operand::Label(_) => true,
+        };
+        if operands.iter().enumerate().all(ok) {
+            return Ok(());
+        }
+        operand_error(op, operands)
     }
     fn reg_name(r: Reg) -> String {
         match r {

@@ -91,6 +91,8 @@ pub struct Program<I: InstructionSet> {
     pub consts: Vec<(Label, Vec<u8>)>,
     /// The ABI the function was built for.
     pub abi: crate::Abi,
+    /// The types of its parameters (where Apple's AAPCS64 passes a stack argument depends on them).
+    pub params: Vec<crate::ir::CType>,
 }
 
 /// Why a run stopped early.
@@ -123,7 +125,7 @@ impl<I: Interp> Program<I> {
             *target = inst.operands.iter().filter_map(I::label).find_map(|l| at.get(l.name()).copied());
         }
         let consts = f.consts.iter().map(|c| (c.label.clone(), c.bytes.clone())).collect();
-        Program { name: f.name.clone(), code, consts, abi: f.abi }
+        Program { name: f.name.clone(), code, consts, abi: f.abi, params: f.signature.types() }
     }
 
     /// Runs from the first instruction until the return, calling `hook` before each instruction with its index.
@@ -152,7 +154,9 @@ impl<I: Interp> Program<I> {
         let sp = stack_top - 64;
         I::set_sp(&mut s, sp);
         for (n, &a) in args.iter().enumerate() {
-            match I::arg(self.abi, n) {
+            // In order: a value written past a slot Apple's ABI packs to 4 bytes is overwritten by the next one.
+            let at = if n < self.params.len() { I::arg_of(self.abi, &self.params, n) } else { I::arg(self.abi, n) };
+            match at {
                 ArgLoc::Reg(r) => I::set_gpr(&mut s, r, a),
                 ArgLoc::Stack(off) => {
                     let _ = mem.write(sp.wrapping_add(off as u64), &a.to_le_bytes());

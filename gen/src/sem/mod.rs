@@ -25,6 +25,48 @@ pub mod x86_64;
 
 use crate::label::Label;
 
+/// Checks a semantics table against its ISA's table, as each ISA's unit test `one_entry_per_op_in_order` does:
+/// one entry per table entry, in table order, with one role per operand. `table` gives each table entry's name
+/// and operand count, `sems` each semantics entry's `Op` (as its index) and role count, in their order. The
+/// error names the first entry missing or misplaced and the file to fix (`x86_64 \`vpfoo\` has no semantics
+/// entry in gen/src/sem/x86_64.rs`).
+#[cfg(test)]
+pub(crate) fn check_parallel(isa: &str, table: &[(&str, usize)], sems: &[(usize, usize)]) -> Result<(), String> {
+    let file = format!("gen/src/sem/{isa}.rs");
+    for (i, &(name, operands)) in table.iter().enumerate() {
+        if !sems.iter().any(|&(op, _)| op == i) {
+            let place = match i.checked_sub(1).and_then(|p| table.get(p)) {
+                Some((prev, _)) => format!("after `{prev}`'s"),
+                None => "first".to_string(),
+            };
+            return Err(format!(
+                "{isa} `{name}` has no semantics entry in {file}: add one (roles, flags, what it does) {place}, in \
+                 table order"
+            ));
+        }
+        let (op, roles) = sems[i];
+        if op != i {
+            let placed = table.get(op).map_or("?", |t| t.0);
+            return Err(format!(
+                "{isa} semantics entry {i} in {file} is `{placed}`, where the table has `{name}`: the entries follow \
+                 the table's order, one each"
+            ));
+        }
+        if roles != operands {
+            return Err(format!(
+                "{isa} `{name}`: its semantics entry in {file} gives {roles} roles for {operands} operands"
+            ));
+        }
+    }
+    match sems.get(table.len()) {
+        Some(&(op, _)) => Err(format!(
+            "{isa} semantics entry `{}` in {file} is one too many: the entries follow the table's order, one each",
+            table.get(op).map_or("?", |t| t.0)
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Bytes of a vector register (512 bits: zmm).
 pub const VEC_BYTES: usize = 64;
 /// Number of vector registers (32: EVEX; VEX instructions name the first 16).
@@ -75,4 +117,26 @@ pub enum Flow<'a> {
     Jump(&'a Label),
     /// Return to the caller.
     Ret,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_parallel;
+
+    /// A table entry left without semantics, or semantics out of order or with the wrong role count, is named
+    /// with the file to fix.
+    #[test]
+    fn a_missing_semantics_entry_is_named() {
+        let table = [("vpxor", 3), ("vpfoo", 3), ("ret", 0)];
+        assert_eq!(check_parallel("x86_64", &table, &[(0, 3), (1, 3), (2, 0)]), Ok(()));
+        let missing = check_parallel("x86_64", &table, &[(0, 3), (2, 0)]).unwrap_err();
+        assert!(missing.starts_with("x86_64 `vpfoo` has no semantics entry in gen/src/sem/x86_64.rs"), "{missing}");
+        assert!(missing.contains("after `vpxor`'s"), "{missing}");
+        let order = check_parallel("x86_64", &table, &[(0, 3), (2, 0), (1, 3)]).unwrap_err();
+        assert!(order.contains("semantics entry 1 in gen/src/sem/x86_64.rs is `ret`, where the table has `vpfoo`"));
+        let roles = check_parallel("x86_64", &table, &[(0, 3), (1, 2), (2, 0)]).unwrap_err();
+        assert!(roles.contains("`vpfoo`: its semantics entry in gen/src/sem/x86_64.rs gives 2 roles for 3 operands"));
+        let extra = check_parallel("x86_64", &table, &[(0, 3), (1, 3), (2, 0), (2, 0)]).unwrap_err();
+        assert!(extra.contains("`ret` in gen/src/sem/x86_64.rs is one too many"), "{extra}");
+    }
 }

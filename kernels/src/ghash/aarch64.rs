@@ -143,10 +143,10 @@ fn reduce(b: &mut B, dst: V) {
 pub fn init(f: Flavour, abi: Abi) -> Result<Function<Aarch64>, GenError> {
     let mut b = B::new(&format!("asmgen_{}_init_pmull", f.name()), abi, &[A64Feature::Pmull]);
     super::document_init(&mut b, f);
+    b.doc("H^2; then H^3, H^4; then H^5..H^8 = H^1..H^4 * H^4: three dependent products, the products of a round");
+    b.doc("interleaved (squares: two carry-less products, no middle one).");
     let [table, h] = role::params(&mut b, f.init_role());
     let hreg = V(0);
-    let hk = V(1);
-    let p = V(2);
     constants(&mut b);
     b.ldr(hreg, h, 0);
     if f.reflected() {
@@ -162,25 +162,149 @@ pub fn init(f: Flavour, abi: Abi) -> Result<Function<Aarch64>, GenError> {
         b.and_16b(T2, T2, POLYR);
         b.eor_16b(hreg, T, T2);
     }
-    b.comment("The half-sum of H, for the middle products of every power.");
-    b.ext_16b(hk, hreg, hreg, 8);
-    b.eor_16b(hk, hk, hreg);
-    b.mov_16b(p, hreg);
-    for i in 1..=AGGREGATE as i32 {
-        b.comment(format_args!("H^{i}"));
-        b.str(p, table, 16 * (i - 1));
-        b.ext_16b(T, p, p, 8);
-        b.eor_16b(T, T, p);
-        b.str(T, table, 128 + 16 * (i - 1));
-        if i < AGGREGATE as i32 {
-            // p = p * H (Karatsuba; key setup is not the hot path).
-            b.pmull(LO, p, hreg);
-            b.pmull2(HI, p, hreg);
-            b.pmull(MID, T, hk);
-            reduce(&mut b, p);
+    // Caller-saved registers other than the constants' (POLYR, T and T2 are free once H is converted), so the
+    // function saves nothing.
+    let mut free: Vec<V> = [1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23, 25, 26, 28, 29, 30, 31]
+        .into_iter()
+        .rev()
+        .map(V)
+        .collect();
+    let mut power: [Option<Power>; AGGREGATE + 1] = [None; AGGREGATE + 1];
+    let h1 = Power { h: hreg, k: take(&mut free) };
+    b.comment("H^1 and its half-sum.");
+    let mut ops = vec![Op::Ext(h1.k, h1.h, h1.h), Op::Eor(h1.k, h1.k, h1.h)];
+    h1.store(&mut ops, table, 1);
+    emit(&mut b, &ops);
+    power[1] = Some(h1);
+    for (r, round) in super::INIT_ROUNDS.iter().enumerate() {
+        let names: Vec<String> = round.iter().map(|&(i, a, c)| format!("H^{i} = H^{a} * H^{c}")).collect();
+        b.comment(format_args!("{}, interleaved; each stored with its half-sum.", names.join(", ")));
+        let (mut lists, mut released) = (Vec::new(), Vec::new());
+        for &(i, a, c) in round.iter() {
+            let pa = power[a].expect("computed in an earlier round");
+            let pc = power[c].expect("computed in an earlier round");
+            let mut ops = Vec::new();
+            let p = if a == c {
+                square(&mut ops, &mut free, &mut released, pa)
+            } else {
+                // H^a's registers hold the product when nothing else reads H^a (it is already stored).
+                let consume = !reads(&super::INIT_ROUNDS[r + 1..], a)
+                    && round.iter().all(|&(j, x, y)| j == i || (x != a && y != a));
+                if consume {
+                    power[a] = None;
+                }
+                karatsuba(&mut ops, &mut free, &mut released, pa, pc, consume)
+            };
+            p.store(&mut ops, table, i);
+            power[i] = Some(p);
+            lists.push(ops);
         }
+        emit_interleaved(&mut b, &lists);
+        // Scratch goes back only now: the round's products run interleaved.
+        free.append(&mut released);
     }
     b.finish()
+}
+
+/// A power of H in the key setup: the value and its half-sum (`lo ^ hi` in both lanes).
+#[derive(Clone, Copy, Debug)]
+struct Power {
+    h: V,
+    k: V,
+}
+
+impl Power {
+    /// Stores `H^i` and its half-sum into the table.
+    fn store(self, ops: &mut Vec<Op>, table: X, i: usize) {
+        ops.push(Op::Str(self.h, table, super::h_offset(i)));
+        ops.push(Op::Str(self.k, table, super::hk_offset(i)));
+    }
+}
+
+/// One instruction of the key setup, so that independent products can be interleaved.
+#[derive(Clone, Copy, Debug)]
+enum Op {
+    Pmull(V, V, V),
+    Pmull2(V, V, V),
+    Ext(V, V, V),
+    Eor(V, V, V),
+    Str(V, X, i32),
+}
+
+fn emit(b: &mut B, ops: &[Op]) {
+    for &op in ops {
+        match op {
+            Op::Pmull(d, n, m) => b.pmull(d, n, m),
+            Op::Pmull2(d, n, m) => b.pmull2(d, n, m),
+            Op::Ext(d, n, m) => b.ext_16b(d, n, m, 8),
+            Op::Eor(d, n, m) => b.eor_16b(d, n, m),
+            Op::Str(v, base, off) => b.str(v, base, off),
+        };
+    }
+}
+
+/// Emits the lists one instruction of each in turn.
+fn emit_interleaved(b: &mut B, lists: &[Vec<Op>]) {
+    let longest = lists.iter().map(Vec::len).max().unwrap_or(0);
+    for i in 0..longest {
+        for ops in lists {
+            if let Some(&op) = ops.get(i) {
+                emit(b, &[op]);
+            }
+        }
+    }
+}
+
+/// Whether a product of `rounds` reads `H^power`.
+fn reads(rounds: &[&[(usize, usize, usize)]], power: usize) -> bool {
+    rounds.iter().any(|round| round.iter().any(|&(_, a, c)| a == power || c == power))
+}
+
+fn take(free: &mut Vec<V>) -> V {
+    free.pop().expect("enough caller-saved registers")
+}
+
+/// `a * a * x^-128 mod P` and its half-sum, in registers from `free` (its scratch into `released`): two
+/// carry-less products (the Karatsuba middle product of a square is `lo ^ hi`), then the reduction.
+fn square(ops: &mut Vec<Op>, free: &mut Vec<V>, released: &mut Vec<V>, a: Power) -> Power {
+    let (lo, hi, t) = (take(free), take(free), take(free));
+    ops.push(Op::Pmull(lo, a.h, a.h));
+    ops.push(Op::Pmull2(hi, a.h, a.h));
+    reduce_ops(ops, lo, hi, t);
+    released.push(t);
+    Power { h: lo, k: hi }
+}
+
+/// `a * c * x^-128 mod P` and its half-sum, Karatsuba with the half-sums, then [`reduce_acc`]'s steps, in
+/// registers from `free` (its scratch into `released`); with `consume`, `a`'s registers hold the low and middle
+/// products (`a` read first).
+fn karatsuba(ops: &mut Vec<Op>, free: &mut Vec<V>, released: &mut Vec<V>, a: Power, c: Power, consume: bool) -> Power {
+    let (hi, t) = (take(free), take(free));
+    let (lo, mid) = if consume { (a.h, a.k) } else { (take(free), take(free)) };
+    ops.push(Op::Pmull2(hi, a.h, c.h));
+    ops.push(Op::Pmull(lo, a.h, c.h));
+    ops.push(Op::Pmull(mid, a.k, c.k));
+    ops.push(Op::Eor(mid, mid, lo));
+    ops.push(Op::Eor(mid, mid, hi));
+    ops.push(Op::Ext(t, ZERO, mid));
+    ops.push(Op::Ext(mid, mid, ZERO));
+    ops.push(Op::Eor(lo, lo, t));
+    ops.push(Op::Eor(hi, hi, mid));
+    reduce_ops(ops, lo, hi, t);
+    released.extend([mid, t]);
+    Power { h: lo, k: hi }
+}
+
+/// The Montgomery reduction of `hi:lo` into `lo` (two folds by POLYC), then the half-sum into `hi`.
+fn reduce_ops(ops: &mut Vec<Op>, lo: V, hi: V, t: V) {
+    for _ in 0..2 {
+        ops.push(Op::Pmull(t, lo, POLYC));
+        ops.push(Op::Ext(lo, lo, lo));
+        ops.push(Op::Eor(lo, lo, t));
+    }
+    ops.push(Op::Eor(lo, lo, hi));
+    ops.push(Op::Ext(hi, lo, lo));
+    ops.push(Op::Eor(hi, hi, lo));
 }
 
 /// `<f>_update_pmull(state, table, data, nblocks)`: absorbs `nblocks` blocks, 8 per reduction.

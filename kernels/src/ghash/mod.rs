@@ -17,9 +17,12 @@
 //! Every kernel set uses the same key-table layout ([`KEY_TABLE_BYTES`] bytes, 16-byte aligned): its first
 //! [`BASE_TABLE_BYTES`] hold H^1..H^8 at `16*(i-1)`, then each power's Karatsuba half-sum (`lo ^ hi` in both
 //! 64-bit lanes) at `128 + 16*(i-1)`; every set's init fills them and the fused GCM kernels read only them.
-//! The rest is the x86_64 ymm and zmm sets' extension, which only their inits fill (one key setup under two
-//! names): H^64..H^1 descending ([`ext_h_offset`]) and their half-sums packed two to a 16-byte lane
-//! ([`ext_hk`]).
+//! The rest is the x86_64 ymm set's extension, which only its init fills: H^64..H^1 descending
+//! ([`ext_h_offset`]) and their half-sums packed two to a 16-byte lane ([`ext_hk`]). The zmm set's init fills
+//! only what the zmm update reads of it: H^32..H^1 and the high 64 bits of their packed half-sums (the low 64
+//! bits hold the same half-sums, not those of H^64..H^33, and H^64..H^33 are not written), so a zmm table is
+//! for the zmm set's updates only. Both inits compute the powers as vectors of consecutive powers doubled by
+//! products against the broadcast highest power (key setup runs per key: AES-GCM-SIV's per nonce).
 //!
 //! Function signatures (every kernel set; declared once in [`crate::Role`]):
 //! * `<name>_init(uint8_t *table, const uint8_t *h)`: key setup from the 16-byte key `h`.
@@ -106,9 +109,10 @@ pub const fn hk_offset(power: usize) -> i32 {
     128 + h_offset(power)
 }
 
-/// Where the table's extension (filled by the x86_64 ymm and zmm sets' init) keeps `H^power`, for `power` in
-/// `1..=`[`EXT_POWERS`], highest first: the 32 bytes at `ext_h_offset(2m)` are the pair `[H^2m, H^(2m-1)]` one
-/// ymm load puts against two consecutive blocks, and the 64 at `ext_h_offset(4m)` are `[H^4m..H^(4m-3)]`.
+/// Where the table's extension (filled by the x86_64 ymm set's init; the zmm set's up to H^32) keeps `H^power`,
+/// for `power` in `1..=`[`EXT_POWERS`], highest first: the 32 bytes at `ext_h_offset(2m)` are the pair
+/// `[H^2m, H^(2m-1)]` one ymm load puts against two consecutive blocks, and the 64 at `ext_h_offset(4m)` are
+/// `[H^4m..H^(4m-3)]`.
 pub const fn ext_h_offset(power: usize) -> i32 {
     BASE_TABLE_BYTES as i32 + 16 * (EXT_POWERS as i32 - power as i32)
 }
@@ -135,6 +139,12 @@ pub const POLY: [u8; 16] = {
 
 /// `pshufb`/`tbl` control that reverses the 16 bytes of a block.
 pub const BYTE_REVERSE: [u8; 16] = [15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0];
+
+/// The products of the aarch64 and riscv64 key setups, `(i, a, c)`: `H^i = H^a * H^c`, in rounds of
+/// independent products (H^2; H^3, H^4; H^5..H^8 from H^4), so that the dependency chain is three products
+/// long (the x86_64 xmm key setup's rounds too).
+pub(crate) const INIT_ROUNDS: [&[(usize, usize, usize)]; 3] =
+    [&[(2, 1, 1)], &[(3, 2, 1), (4, 2, 2)], &[(5, 1, 4), (6, 2, 4), (7, 3, 4), (8, 4, 4)]];
 
 /// The documentation of a key setup kernel that fills the table with powers in the Montgomery domain (the
 /// x86_64, aarch64 and riscv64 scalar kernels share it).

@@ -144,42 +144,198 @@ fn new(f: Flavour, what: &str, abi: Abi) -> B {
 pub fn init(f: Flavour, abi: Abi) -> Result<Function<Riscv64>, GenError> {
     let mut b = new(f, "init", abi);
     super::document_init(&mut b, f);
+    b.doc("H^2; then H^3, H^4; then H^5..H^8 = H^1..H^4 * H^4: three dependent products (H^5..H^8 as two pairs),");
+    b.doc("the products of a step interleaved (squares: two 64-bit carry-less products, no middle one); no");
+    b.doc("callee-saved register (a power not kept in registers is read back from the table).");
     let [table, h] = role::params(&mut b, f.init_role());
     constants(&mut b);
-    // H stays in (K0, K1) with its half-sum in KK; the running power is the "state" (ST0, ST1).
-    load_block(&mut b, f, K0, K1, h, 0);
+    // Caller-saved registers other than the table's and POLY's; `h` joins them once the key is loaded.
+    let mut free: Vec<X> = [A1, A2, A3, A4, A5, A6, A7, T0, T1, T2, T3, T4, T5, T6]
+        .into_iter()
+        .rev()
+        .filter(|&r| r != table && r != POLY && r != h)
+        .collect();
+    let mut power: [Option<Power>; AGGREGATE + 1] = [None; AGGREGATE + 1];
+    let (k0, k1, kk) = (take(&mut free), take(&mut free), take(&mut free));
+    load_block(&mut b, f, k0, k1, h, 0);
+    free.push(h);
     if f.reflected() {
+        let (p0, p1) = (take(&mut free), take(&mut free));
         b.comment("GHASH key in POLYVAL form: mulX_POLYVAL(ByteReverse(H)) (RFC 8452, appendix A).");
         b.comment("Constant-time: an all-ones mask from bit 127 selects the polynomial.");
-        b.srai(P0, K1, 63);
-        b.srli(P1, K0, 63);
-        b.slli(K0, K0, 1);
-        b.slli(K1, K1, 1);
-        b.or(K1, K1, P1);
-        b.andi(P1, P0, 1);
-        b.and(P0, P0, POLY);
-        b.xor(K0, K0, P1);
-        b.xor(K1, K1, P0);
+        b.srai(p0, k1, 63);
+        b.srli(p1, k0, 63);
+        b.slli(k0, k0, 1);
+        b.slli(k1, k1, 1);
+        b.or(k1, k1, p1);
+        b.andi(p1, p0, 1);
+        b.and(p0, p0, POLY);
+        b.xor(k0, k0, p1);
+        b.xor(k1, k1, p0);
+        free.extend([p1, p0]);
     }
-    b.xor(KK, K0, K1);
-    b.mv(ST0, K0);
-    b.mv(ST1, K1);
-    for i in 1..=AGGREGATE as i32 {
-        b.comment(format_args!("H^{i}"));
-        b.sd(ST0, mem(table, 16 * (i - 1)));
-        b.sd(ST1, mem(table, 16 * (i - 1) + 8));
-        b.xor(P0, ST0, ST1);
-        b.sd(P0, mem(table, 128 + 16 * (i - 1)));
-        b.sd(P0, mem(table, 128 + 16 * (i - 1) + 8));
-        if i < AGGREGATE as i32 {
-            // The next power: (ST0, ST1) * H, Karatsuba, one reduction.
-            b.mv(X0, ST0);
-            b.mv(X1, ST1);
-            mul_acc(&mut b, true);
-            reduce(&mut b);
+    let h1 = Power { lo: k0, hi: k1, k: kk };
+    b.comment("H^1 and its half-sum.");
+    let mut ops = vec![Op::Xor(kk, k0, k1)];
+    h1.store(&mut ops, table, 1);
+    emit(&mut b, &ops);
+    power[1] = Some(h1);
+    for (r, &(step, note)) in INIT_STEPS.iter().enumerate() {
+        let names: Vec<String> = step.iter().map(|&(i, a, c, _)| format!("H^{i} = H^{a} * H^{c}")).collect();
+        b.comment(format_args!("{}{note}; each stored with its half-sum.", names.join(", ")));
+        let (mut lists, mut released) = (Vec::new(), Vec::new());
+        for &(i, a, c, consume) in step {
+            let mut ops = Vec::new();
+            let pa = match power[a] {
+                Some(p) => p,
+                None => {
+                    let p = Power { lo: take(&mut free), hi: take(&mut free), k: take(&mut free) };
+                    ops.push(Op::Ld(p.lo, table, super::h_offset(a)));
+                    ops.push(Op::Ld(p.hi, table, super::h_offset(a) + 8));
+                    ops.push(Op::Ld(p.k, table, super::hk_offset(a)));
+                    p
+                }
+            };
+            let pc = if a == c { pa } else { power[c].expect("kept in registers") };
+            if consume {
+                power[a] = None;
+            }
+            let p = mont_mul(&mut ops, &mut free, &mut released, pa, pc, consume);
+            p.store(&mut ops, table, i);
+            power[i] = Some(p);
+            lists.push(ops);
         }
+        emit_interleaved(&mut b, &lists);
+        // Scratch and the powers no later step reads go back only now: the step's products run interleaved.
+        for (j, slot) in power.iter_mut().enumerate() {
+            if let Some(p) =
+                slot.filter(|_| !INIT_STEPS[r + 1..].iter().any(|s| s.0.iter().any(|&(_, a, c, _)| a == j || c == j)))
+            {
+                released.extend([p.lo, p.hi, p.k]);
+                *slot = None;
+            }
+        }
+        free.append(&mut released);
     }
     b.finish()
+}
+
+/// A product of the key setup: `(i, a, c, consume)`, see [`INIT_STEPS`].
+type Product = (usize, usize, usize, bool);
+
+/// The key setup's steps: products `(i, a, c, consume)`, `H^i = H^a * H^c`, where `consume` lets the product
+/// overwrite H^a (no other product of the step reads it; a later one reads it back from the table), and the
+/// note of the step's comment. Steps 3 and 4 do not depend on each other (H^5..H^8 all from H^4): the
+/// dependency chain is [`super::INIT_ROUNDS`]'s three products; two products at a time keep them in the
+/// caller-saved registers.
+const INIT_STEPS: [(&[Product], &str); 4] = [
+    (&[(2, 1, 1, false)], ""),
+    (&[(3, 1, 2, true), (4, 2, 2, false)], ", interleaved (H^1 consumed)"),
+    (&[(6, 2, 4, true), (7, 3, 4, true)], ", interleaved (H^2 and H^3 consumed)"),
+    (&[(5, 1, 4, true), (8, 4, 4, false)], ", interleaved (H^1 read back from the table)"),
+];
+
+/// A power of H in the key setup: its two qwords and its half-sum (`lo ^ hi`).
+#[derive(Clone, Copy, Debug)]
+struct Power {
+    lo: X,
+    hi: X,
+    k: X,
+}
+
+impl Power {
+    /// Stores `H^i` and its half-sum (in both qwords) into the table.
+    fn store(self, ops: &mut Vec<Op>, table: X, i: usize) {
+        ops.push(Op::Sd(self.lo, table, super::h_offset(i)));
+        ops.push(Op::Sd(self.hi, table, super::h_offset(i) + 8));
+        ops.push(Op::Sd(self.k, table, super::hk_offset(i)));
+        ops.push(Op::Sd(self.k, table, super::hk_offset(i) + 8));
+    }
+}
+
+/// One instruction of the key setup, so that independent products can be interleaved.
+#[derive(Clone, Copy, Debug)]
+enum Op {
+    Clmul(X, X, X),
+    Clmulh(X, X, X),
+    Xor(X, X, X),
+    Ld(X, X, i32),
+    Sd(X, X, i32),
+}
+
+fn emit(b: &mut B, ops: &[Op]) {
+    for &op in ops {
+        match op {
+            Op::Clmul(d, a, c) => b.clmul(d, a, c),
+            Op::Clmulh(d, a, c) => b.clmulh(d, a, c),
+            Op::Xor(d, a, c) => b.xor(d, a, c),
+            Op::Ld(d, base, off) => b.ld(d, mem(base, off)),
+            Op::Sd(s, base, off) => b.sd(s, mem(base, off)),
+        };
+    }
+}
+
+/// Emits the lists one instruction of each in turn.
+fn emit_interleaved(b: &mut B, lists: &[Vec<Op>]) {
+    let longest = lists.iter().map(Vec::len).max().unwrap_or(0);
+    for i in 0..longest {
+        for ops in lists {
+            if let Some(&op) = ops.get(i) {
+                emit(b, &[op]);
+            }
+        }
+    }
+}
+
+fn take(free: &mut Vec<X>) -> X {
+    free.pop().expect("enough caller-saved registers")
+}
+
+/// `a * c * x^-128 mod P` and its half-sum in registers from `free` (its scratch into `released`): a square in
+/// four 64-bit carry-less products (the Karatsuba middle product of a square is `lo ^ hi`), otherwise
+/// Karatsuba with the half-sums (six), the middle product folded in as soon as its parts are known, then the
+/// two folds of [`montgomery`]. With `consume`, `a`'s registers hold parts of the product (each read first).
+/// Every product gives the one reduced value, so the table holds exactly what the portable code computes.
+fn mont_mul(ops: &mut Vec<Op>, free: &mut Vec<X>, released: &mut Vec<X>, a: Power, c: Power, consume: bool) -> Power {
+    // The 256-bit product w3:w2:w1:w0 and a scratch register t.
+    let [w0, w1, w2, w3, t];
+    if a.lo == c.lo {
+        (w1, w3) = (take(free), take(free));
+        [w0, w2, t] = if consume { [a.lo, a.hi, a.k] } else { [take(free), take(free), take(free)] };
+        ops.push(Op::Clmulh(w1, a.lo, a.lo));
+        ops.push(Op::Clmul(w0, a.lo, a.lo));
+        ops.push(Op::Clmulh(w3, a.hi, a.hi));
+        ops.push(Op::Clmul(w2, a.hi, a.hi));
+    } else {
+        // lo = a.lo * c.lo in (w0, w3), mid = a.k * c.k in (w1, w2), then w1 = lo1 ^ mid0 ^ lo0 and
+        // w2 = mid1 ^ lo1; hi = a.hi * c.hi in (t, w3), added into w1 and w2.
+        (w3, w2) = (take(free), take(free));
+        [w0, w1, t] = if consume { [a.lo, a.k, a.hi] } else { [take(free), take(free), take(free)] };
+        ops.push(Op::Clmulh(w3, a.lo, c.lo));
+        ops.push(Op::Clmul(w0, a.lo, c.lo));
+        ops.push(Op::Clmulh(w2, a.k, c.k));
+        ops.push(Op::Clmul(w1, a.k, c.k));
+        ops.push(Op::Xor(w1, w1, w0));
+        ops.push(Op::Xor(w1, w1, w3));
+        ops.push(Op::Xor(w2, w2, w3));
+        ops.push(Op::Clmulh(w3, a.hi, c.hi));
+        ops.push(Op::Clmul(t, a.hi, c.hi));
+        ops.push(Op::Xor(w1, w1, t));
+        ops.push(Op::Xor(w2, w2, t));
+        ops.push(Op::Xor(w2, w2, w3));
+    }
+    // Two folds of the low qword by 0xc2 << 56, then the high 128 bits added.
+    for (x, other) in [(w0, w1), (w1, w0)] {
+        ops.push(Op::Clmul(t, x, POLY));
+        ops.push(Op::Xor(other, other, t));
+        ops.push(Op::Clmulh(t, x, POLY));
+        ops.push(Op::Xor(x, x, t));
+    }
+    ops.push(Op::Xor(w0, w0, w2));
+    ops.push(Op::Xor(w1, w1, w3));
+    ops.push(Op::Xor(w2, w0, w1));
+    released.extend([w3, t]);
+    Power { lo: w0, hi: w1, k: w2 }
 }
 
 /// `<f>_update_zbc(state, table, data, nblocks)`: absorbs `nblocks` blocks, 8 per reduction.
@@ -284,4 +440,27 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<Riscv6
     );
     store_block(&mut b, f, ST0, ST1, state);
     b.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::INIT_STEPS;
+    use crate::ghash::INIT_ROUNDS;
+
+    /// The scalar key setup's steps are the shared rounds' products (factors in either order), the last round
+    /// split in two: every step reads only powers made by an earlier round, so the chain stays three products.
+    #[test]
+    fn init_steps_are_the_rounds_split() {
+        let round_of = |i: usize| INIT_ROUNDS.iter().position(|r| r.iter().any(|p| p.0 == i)).map_or(0, |r| r + 1);
+        let mut steps: Vec<(usize, usize, usize)> =
+            INIT_STEPS.iter().flat_map(|s| s.0.iter().map(|&(i, a, c, _)| (i, a.min(c), a.max(c)))).collect();
+        let mut rounds: Vec<(usize, usize, usize)> =
+            INIT_ROUNDS.iter().flat_map(|r| r.iter().map(|&(i, a, c)| (i, a.min(c), a.max(c)))).collect();
+        steps.sort_unstable();
+        rounds.sort_unstable();
+        assert_eq!(steps, rounds);
+        for &(i, a, c, _) in INIT_STEPS.iter().flat_map(|s| s.0) {
+            assert!(round_of(a) < round_of(i) && round_of(c) < round_of(i), "H^{i} = H^{a} * H^{c}");
+        }
+    }
 }

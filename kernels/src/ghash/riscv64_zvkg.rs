@@ -84,10 +84,11 @@ pub fn init(f: Flavour, abi: Abi) -> Result<Function<Riscv64>, GenError> {
     let mut b = new(f, "init", abi);
     crate::doc_role(&mut b, f.init_role());
     b.doc("Shared table layout, computed with vgmul: table[16*(i-1)] = f^-1(Hg^i), table[128 + 16*(i-1)] = its");
-    b.doc("Karatsuba half-sum, i = 1..8; f^-1(y) = ByteReverse(y * x^-1).");
+    b.doc("Karatsuba half-sum, i = 1..8; f^-1(y) = ByteReverse(y * x^-1). Hg^2; then Hg^3, Hg^4; then Hg^5..Hg^8 =");
+    b.doc("Hg^1..Hg^4 * Hg^4: three dependent vgmuls, each round's stores after the next round's products.");
     let [table, h] = role::params(&mut b, f.init_role());
     let (p, lo, hi, one) = (T0, T1, T2, T3);
-    let (hg, cur, y, z, idx, xc, xinv, t) = (V(1), V(2), V(3), V(4), V(5), V(6), V(7), V(8));
+    let (hg, y, z, idx, xc, xinv, t) = (V(1), V(3), V(4), V(5), V(6), V(7), V(8));
     let xg = x_groups(&mut b);
     let xi = x_inverse(&mut b);
     b.vsetivli(ZERO, 4, E32M1);
@@ -106,11 +107,13 @@ pub fn init(f: Flavour, abi: Abi) -> Result<Function<Riscv64>, GenError> {
         byte_reverse(&mut b, hg, idx, t);
         b.vgmul_vv(hg, xc);
     }
-    b.vmv_v_v(cur, hg);
+    // H^i in powers[i]: H^1 is hg, H^2..H^8 in v9-v15.
+    let powers: Vec<V> = (0..=AGGREGATE as u8).map(|i| if i <= 1 { hg } else { V(7 + i) }).collect();
     b.mv(p, table);
-    for i in 1..=AGGREGATE as i32 {
+    // Stores H^i: f^-1(Hg^i) and its half-sum.
+    let store = |b: &mut B, i: usize| {
         b.comment(format_args!("H^{i}: f^-1(Hg^{i}) and its half-sum."));
-        b.vmv_v_v(y, cur);
+        b.vmv_v_v(y, powers[i]);
         b.vgmul_vv(y, xinv);
         b.vrgather_vv(z, y, idx);
         b.vrev8_v(z, z);
@@ -120,16 +123,34 @@ pub fn init(f: Flavour, abi: Abi) -> Result<Function<Riscv64>, GenError> {
         b.vslidedown_vx(t, z, one);
         b.vmv_x_s(hi, t);
         b.xor(lo, lo, hi);
-        b.sd(lo, mem(table, 128 + 16 * (i - 1)));
-        b.sd(lo, mem(table, 128 + 16 * (i - 1) + 8));
+        b.sd(lo, mem(table, super::hk_offset(i)));
+        b.sd(lo, mem(table, super::hk_offset(i) + 8));
         b.vsetivli(ZERO, 4, E32M1);
-        if i < AGGREGATE as i32 {
-            b.vgmul_vv(cur, hg);
+        if i < AGGREGATE {
             b.addi(p, p, 16);
         }
+    };
+    // Each round's products (a copy of one factor, then vgmul) go before the stores of the powers the previous
+    // round made, which run while the products are in flight.
+    let mut made = vec![1];
+    for round in super::INIT_ROUNDS {
+        let names: Vec<String> = round.iter().map(|&(i, a, c)| format!("Hg^{i} = Hg^{a} * Hg^{c}")).collect();
+        b.comment(format_args!("{} (vgmul).", names.join(", ")));
+        for &(i, a, _) in round {
+            b.vmv_v_v(powers[i], powers[a]);
+        }
+        for &(i, _, c) in round {
+            b.vgmul_vv(powers[i], powers[c]);
+        }
+        for i in std::mem::replace(&mut made, round.iter().map(|&(i, _, _)| i).collect()) {
+            store(&mut b, i);
+        }
+    }
+    for i in made {
+        store(&mut b, i);
     }
     b.comment("Clear the key material.");
-    for v in [hg, cur, y, z, t] {
+    for v in powers.iter().skip(1).copied().chain([y, z, t]) {
         b.vmv_v_i(v, 0);
     }
     b.li(lo, 0);

@@ -1,10 +1,10 @@
 //! GHASH/POLYVAL with PCLMULQDQ on xmm registers (VEX-encoded, so AVX is required too).
 
-use super::{ext_h_offset, ext_hk, h_offset, hk_offset, Flavour, AGGREGATE, BYTE_REVERSE, EXT_POWERS, POLY};
+use super::{h_offset, hk_offset, Flavour, AGGREGATE, BYTE_REVERSE, POLY};
 use crate::plan::{Loops, Trips};
 use crate::role;
 use crate::Blocks;
-use asmgen::isa::x86_64::{mem, regs::*, rip, Gpr, Mem, X86Feature, Xmm, Ymm, X86_64};
+use asmgen::isa::x86_64::{mem, regs::*, rip, Gpr, Mem, X86Feature, Xmm, X86_64};
 use asmgen::{Abi, Builder, Function, GenError};
 
 type B = Builder<X86_64>;
@@ -138,128 +138,137 @@ fn constants(b: &mut B, f: Flavour) {
 
 /// `<f>_init_avx(table, h)`: the key table (powers H^1..H^8 and their Karatsuba half-sums).
 pub fn init(f: Flavour, abi: Abi) -> Result<Function<X86_64>, GenError> {
-    init_named(f, abi, "avx")
+    init_of(f, abi, "avx", &[X86Feature::Avx, X86Feature::Pclmulqdq], base)
 }
 
-/// [`init`] named `asmgen_<f>_init_<suffix>` (the zmm set's key setup is this kernel: same table).
-pub fn init_named(f: Flavour, abi: Abi, suffix: &str) -> Result<Function<X86_64>, GenError> {
-    init_of(f, abi, suffix, false)
+/// `dst = a * c * x^-128 mod P` in each 128-bit lane of registers of one width, the products by `kind`:
+/// `square` (`a` and `c` one register: two carry-less products, the middle ones cancel), `schoolbook` (four)
+/// or `karatsuba(ak, ck)` (three; `ak` and `ck` hold the operands' half-sums in the low 64 bits of each lane),
+/// then the Montgomery reduction, with the scratch `[lo, hi, mid, t]` and the reduction constant `poly` (a
+/// register or memory operand holding [`POLY`] in each lane); `xor` is the width's xor (`vpxor`, `vpxorq`).
+/// `dst` may be `lo` or a source. Every product of the key setups is one of these: each gives the one reduced
+/// value, so the tables hold exactly what the portable code computes.
+macro_rules! mont_mul {
+    (@reduce $b:ident, $xor:ident, $dst:expr, [$lo:expr, $hi:expr, $mid:expr, $t:expr], $poly:expr) => {{
+        for _ in 0..2 {
+            $b.vpclmulqdq($t, $lo, $poly, 0x10);
+            $b.vpshufd($lo, $lo, 0x4e);
+            $b.$xor($lo, $lo, $t);
+        }
+        $b.$xor($dst, $lo, $hi);
+    }};
+    (@middle $b:ident, $xor:ident, [$lo:expr, $hi:expr, $mid:expr, $t:expr]) => {{
+        $b.vpslldq($t, $mid, 8);
+        $b.vpsrldq($mid, $mid, 8);
+        $b.$xor($lo, $lo, $t);
+        $b.$xor($hi, $hi, $mid);
+    }};
+    ($b:expr, $xor:ident, $dst:expr, $a:expr, $c:expr, square, [$($s:expr),*], $poly:expr) => {{
+        let b = &mut *$b;
+        let [lo, hi, _, _] = [$($s),*];
+        b.vpclmulqdq(lo, $a, $c, 0x00);
+        b.vpclmulqdq(hi, $a, $c, 0x11);
+        mont_mul!(@reduce b, $xor, $dst, [$($s),*], $poly);
+    }};
+    ($b:expr, $xor:ident, $dst:expr, $a:expr, $c:expr, schoolbook, [$($s:expr),*], $poly:expr) => {{
+        let b = &mut *$b;
+        let [lo, hi, mid, t] = [$($s),*];
+        b.vpclmulqdq(lo, $a, $c, 0x00);
+        b.vpclmulqdq(hi, $a, $c, 0x11);
+        b.vpclmulqdq(mid, $a, $c, 0x01);
+        b.vpclmulqdq(t, $a, $c, 0x10);
+        b.$xor(mid, mid, t);
+        mont_mul!(@middle b, $xor, [$($s),*]);
+        mont_mul!(@reduce b, $xor, $dst, [$($s),*], $poly);
+    }};
+    ($b:expr, $xor:ident, $dst:expr, $a:expr, $c:expr, karatsuba($ak:expr, $ck:expr), [$($s:expr),*], $poly:expr) => {{
+        let b = &mut *$b;
+        let [lo, hi, mid, _] = [$($s),*];
+        b.vpclmulqdq(lo, $a, $c, 0x00);
+        b.vpclmulqdq(hi, $a, $c, 0x11);
+        b.vpclmulqdq(mid, $ak, $ck, 0x00);
+        b.$xor(mid, mid, lo);
+        b.$xor(mid, mid, hi);
+        mont_mul!(@middle b, $xor, [$($s),*]);
+        mont_mul!(@reduce b, $xor, $dst, [$($s),*], $poly);
+    }};
+}
+pub(super) use mont_mul;
+
+/// The reduction constant's place: [`POLY`], 16 bytes.
+pub(super) fn init_poly(b: &mut B) -> Mem {
+    rip(&b.constant("polyval_poly", 16, "x^128 + x^127 + x^126 + x^121 + 1, reflected", &POLY))
 }
 
-/// The key setup named `asmgen_<f>_init_<suffix>`: H^1..H^8 and their half-sums into the table's base, and
-/// with `ext` (the ymm and zmm sets) H^1..H^64 into the extension too and their half-sums packed.
-pub fn init_of(f: Flavour, abi: Abi, suffix: &str, ext: bool) -> Result<Function<X86_64>, GenError> {
+/// Loads the 16-byte key at `h` into `h1` in POLYVAL form (GHASH's converted: mulX_POLYVAL(ByteReverse(H))),
+/// with the scratch `t`.
+pub(super) fn load_key(b: &mut B, f: Flavour, h: Gpr, h1: Xmm, t: [Xmm; 2]) {
+    let [t0, t1] = t;
+    b.vmovdqu(h1, mem(h, 0));
+    if f.reflected() {
+        let bswap = rip(&b.constant("byte_reverse", 16, "vpshufb control: reverse 16 bytes", &BYTE_REVERSE));
+        let poly = init_poly(b);
+        b.comment("GHASH key in POLYVAL form: mulX_POLYVAL(ByteReverse(H)) (RFC 8452, appendix A).");
+        b.vpshufb(h1, h1, bswap);
+        b.vpsllq(t0, h1, 1);
+        b.vpsrlq(t1, h1, 63);
+        b.vpslldq(t1, t1, 8);
+        b.vpor(t0, t0, t1);
+        b.comment("Constant-time: an all-ones mask from bit 127 selects the polynomial.");
+        b.vpshufd(t1, h1, 0xff);
+        b.vpsrad(t1, t1, 31);
+        b.vpand(t1, t1, poly);
+        b.vpxor(h1, t0, t1);
+    }
+}
+
+/// The products of the xmm key setup, `(i, a, c)`: `H^i = H^a * H^c`, in three rounds of independent products
+/// (H^2; H^3, H^4; H^5..H^8 from H^4), so that the dependency chain is three products long.
+const BASE_PRODUCTS: [(usize, usize, usize); 7] =
+    [(2, 1, 1), (3, 2, 1), (4, 2, 2), (5, 4, 1), (6, 4, 2), (7, 4, 3), (8, 4, 4)];
+
+/// The key setup named `asmgen_<f>_init_<suffix>` allowed `features`: documented as every set's, then `body`
+/// (which adds its own documentation) with the table's and the key's registers.
+pub(super) fn init_of(
+    f: Flavour,
+    abi: Abi,
+    suffix: &str,
+    features: &[X86Feature],
+    body: fn(&mut B, Flavour, Gpr, Gpr),
+) -> Result<Function<X86_64>, GenError> {
     let name = format!("asmgen_{}_init_{suffix}", f.name());
-    let features: &[X86Feature] = if ext {
-        &[X86Feature::Avx, X86Feature::Avx2, X86Feature::Pclmulqdq]
-    } else {
-        &[X86Feature::Avx, X86Feature::Pclmulqdq]
-    };
     let mut b = B::new(&name, abi, features);
     super::document_init(&mut b, f);
-    if ext {
-        b.doc(format_args!(
-            "Then H^{EXT_POWERS}..H^1 from table[{}] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their",
-            ext_h_offset(EXT_POWERS)
-        ));
-        b.doc(format_args!(
-            "half-sums packed two per 16-byte lane from table[{}] (pairs j and j + {} in the low and high 64 bits).",
-            ext_hk(0).0,
-            EXT_POWERS / 4
-        ));
-    }
     let [table, h] = role::params(&mut b, f.init_role());
-    constants(&mut b, f);
-    let hreg = Xmm(8);
-    let p = Xmm(9);
-    b.vmovdqu(hreg, mem(h, 0));
-    if f.reflected() {
-        b.comment("GHASH key in POLYVAL form: mulX_POLYVAL(ByteReverse(H)) (RFC 8452, appendix A).");
-        b.vpshufb(hreg, hreg, BSWAP);
-        b.vpsllq(T, hreg, 1);
-        b.vpsrlq(T2, hreg, 63);
-        b.vpslldq(T2, T2, 8);
-        b.vpor(T, T, T2);
-        b.comment("Constant-time: an all-ones mask from bit 127 selects the polynomial.");
-        b.vpshufd(T2, hreg, 0xff);
-        b.vpsrad(T2, T2, 31);
-        b.vpand(T2, T2, POLYR);
-        b.vpxor(hreg, T, T2);
-    }
-    b.vmovdqa(p, hreg);
-    for i in 1..=AGGREGATE {
-        b.comment(format_args!("H^{i}"));
-        b.vmovdqu(mem(table, h_offset(i)), p);
-        b.vpshufd(T, p, 0x4e);
-        b.vpxor(T, T, p);
-        b.vmovdqu(mem(table, hk_offset(i)), T);
-        if ext {
-            b.vmovdqu(mem(table, ext_h_offset(i)), p);
-        }
-        if i < AGGREGATE || ext {
-            times_h(&mut b, p, hreg);
-        }
-    }
-    if ext {
-        extension(&mut b, table, p, hreg);
-    }
+    body(&mut b, f, table, h);
     b.finish()
 }
 
-/// `p = p * H` (schoolbook, once per power: key setup is not the hot path).
-fn times_h(b: &mut B, p: Xmm, hreg: Xmm) {
-    b.vpclmulqdq(LO, p, hreg, 0x00);
-    b.vpclmulqdq(HI, p, hreg, 0x11);
-    b.vpclmulqdq(MID, p, hreg, 0x01);
-    b.vpclmulqdq(T, p, hreg, 0x10);
-    b.vpxor(MID, MID, T);
-    b.vpslldq(T, MID, 8);
-    b.vpsrldq(MID, MID, 8);
-    b.vpxor(LO, LO, T);
-    b.vpxor(HI, HI, MID);
-    montgomery(b, LO, HI, p);
-}
-
-/// The ymm set's extension of the table, `p` holding H^9: H^9..H^64 stored highest first (a loop, descending
-/// addresses), then their half-sums packed (a loop over the sixteen 32-byte entries). Uses rax and r9, the
-/// loops' pointer and its end.
-fn extension(b: &mut B, table: Gpr, p: Xmm, hreg: Xmm) {
-    let powers = EXT_POWERS;
-    let (ptr, end) = (RAX, R9);
-    let [more, pack] = ["more_powers", "pack"].map(|l| b.label(l));
-    b.comment(format_args!("H^9..H^{powers}, each below the one before it in the table's extension."));
-    b.lea(ptr, mem(table, ext_h_offset(AGGREGATE + 1)));
-    b.lea(end, mem(table, ext_h_offset(powers) - 16));
-    b.bind(&more);
-    b.vmovdqu(mem(ptr, 0), p);
-    times_h(b, p, hreg);
-    b.sub(ptr, 16);
-    b.cmp(ptr, end);
-    b.jnz(&more);
-
-    let (a, c, t) = (Ymm(1), Ymm(2), Ymm(5));
-    let pairs = powers / 2;
-    b.comment(format_args!(
-        "Half-sums of the pairs [H^({powers}-2j), H^({}-2j)] (low 64 bits of each lane) and [H^({}-2j), H^({}-2j)]",
-        powers - 1,
-        powers / 2,
-        powers / 2 - 1
-    ));
-    b.comment(format_args!("(high), j = 0..{}, packed.", pairs / 2 - 1));
-    b.mov(ptr, table);
-    b.lea(end, mem(table, 32 * (pairs / 2) as i32));
-    b.bind(&pack);
-    for (r, pair) in [(a, 0), (c, pairs / 2)] {
-        b.vmovdqu(r, mem(ptr, ext_h_offset(powers - 2 * pair)));
-        b.vpshufd(t, r, 0x4e);
-        b.vpxor(r, r, t);
+/// The xmm set's key setup: H^1..H^8 (in xmm4-xmm11) and their half-sums, each stored as it is computed
+/// ([`BASE_PRODUCTS`], schoolbook).
+fn base(b: &mut B, f: Flavour, table: Gpr, h: Gpr) {
+    b.doc("H^2; then H^3, H^4; then H^5..H^8 = H^1..H^4 * H^4: three dependent products.");
+    let power = |i: usize| Xmm(3 + i as u8);
+    let [lo, hi, mid, t] = [0, 1, 2, 3].map(Xmm);
+    let poly = init_poly(b);
+    load_key(b, f, h, power(1), [lo, hi]);
+    let store = |b: &mut B, i: usize| {
+        b.vmovdqu(mem(table, h_offset(i)), power(i));
+        b.vpshufd(t, power(i), 0x4e);
+        b.vpxor(t, t, power(i));
+        b.vmovdqu(mem(table, hk_offset(i)), t);
+    };
+    b.comment("H^1 and its half-sum.");
+    store(b, 1);
+    for (i, a, c) in BASE_PRODUCTS {
+        b.comment(format_args!("H^{i} = H^{a} * H^{c}, and its half-sum."));
+        if a == c {
+            mont_mul!(b, vpxor, power(i), power(a), power(c), square, [lo, hi, mid, t], poly.clone());
+        } else {
+            mont_mul!(b, vpxor, power(i), power(a), power(c), schoolbook, [lo, hi, mid, t], poly.clone());
+        }
+        store(b, i);
     }
-    b.vpunpcklqdq(a, a, c);
-    b.vmovdqu(mem(ptr, ext_hk(0).0), a);
-    b.add(ptr, 32);
-    b.cmp(ptr, end);
-    b.jnz(&pack);
-    b.vzeroupper();
 }
 
 /// `<f>_update_avx(state, table, data, nblocks)`: absorbs `nblocks` blocks, 8 per reduction.

@@ -1,7 +1,7 @@
 //! GHASH/POLYVAL with VPCLMULQDQ on zmm registers (AVX-512): four blocks per carry-less multiply.
 //!
 //! The key table is the ymm set's (the table's 2 KiB: H^1..H^8 and their half-sums, then H^64..H^1 highest first
-//! and their half-sums packed; the key setup is that set's kernel under this set's name), of which this set reads
+//! and their half-sums packed), of which this set reads
 //! H^1..H^32. A call of at least 16 blocks loads its keys into zmm16 and up: four powers per register, highest
 //! first, each a 64-byte load of the extension (`[H^4j+4..H^4j+1]` pairs with four data blocks loaded as they lie),
 //! and each group's half-sums, the 64 bytes that hold them packed with another group's (the `vpclmulqdq` selector
@@ -14,9 +14,9 @@
 //! stored by the ymm set's code: below 16 blocks this kernel is the ymm kernel plus one compare. A call of one
 //! block takes the xmm set's one-block path, as the ymm kernel's does.
 
-use super::x86_64::{combine, fold, Poly, Reduction};
+use super::x86_64::{combine, fold, mont_mul, Poly, Reduction};
 use super::x86_64_vpclmul as ymm;
-use super::{ext_h_offset, ext_hk, Flavour, POLY};
+use super::{ext_h_offset, ext_hk, h_offset, hk_offset, Flavour, POLY};
 use crate::arch::x86_64::mov_count;
 use crate::role;
 use crate::Blocks;
@@ -69,9 +69,94 @@ const fn pair_of(j: usize) -> usize {
     (super::EXT_POWERS - 4 * j - 4) / 2
 }
 
-/// `<f>_init_vpclmul_avx512(table, h)`: the ymm set's key setup (the same table, extension included).
+/// `<f>_init_vpclmul_avx512(table, h)`: the key table's base and the part of the ymm set's extension this set
+/// reads (H^1..H^32 and their half-sums), on zmm.
 pub fn init(f: Flavour, abi: Abi) -> Result<Function<X86_64>, GenError> {
-    super::x86_64::init_of(f, abi, "vpclmul_avx512", true)
+    super::x86_64::init_of(f, abi, "vpclmul_avx512", FEATURES, init_body)
+}
+
+/// The zmm set's key setup. H^2 = H^1 squared on xmm, `[H^2, H^1]` formed on ymm; then the groups
+/// `Z_k = [H^4k..H^(4k-3)]` (what [`key`]`(k - 1)` loads) by zmm products against the broadcast highest power so
+/// far: `[H^4, H^3] = [H^2, H^1] * H^2` (its upper lanes zero) makes `Z_1`, then `Z_2 = Z_1 * H^4`,
+/// `Z_3, Z_4 = Z_1, Z_2 * H^8`, `Z_5..Z_8 = Z_1..Z_4 * H^16` (the chain is five products long). Karatsuba
+/// products, the operands' half-sums computed beside them. The base's 256 bytes are `Z_1` and `Z_2` and their
+/// half-sums with their lanes reversed (`vshufi64x2`), and each group's half-sums are stored in both 64-bit
+/// halves of its lanes where [`key_hk`] loads them. The groups are in zmm16-zmm23, the rest in zmm0-zmm5 and
+/// zmm24-zmm27: no register Windows saves.
+fn init_body(b: &mut B, f: Flavour, table: Gpr, h: Gpr) {
+    b.doc(format_args!(
+        "Then the part of the ymm set's table extension this set reads: H^{BATCH}..H^1 from table[{}] (highest",
+        ext_h_offset(BATCH)
+    ));
+    b.doc(format_args!(
+        "first) and their half-sums in both 64-bit halves of the 16-byte lanes from table[{}] (the ymm set's",
+        ext_hk(GROUPS * 2).0
+    ));
+    b.doc("high halves; its low halves hold other powers' half-sums there). H^2 = H^1 squared; then groups of");
+    b.doc("four powers doubled by zmm products against the broadcast highest power (H^4, H^3 from H^2; H^5..H^8");
+    b.doc("from H^4; H^9..H^16 from H^8; H^17..H^32 from H^16): five dependent products.");
+    b.doc(format_args!(
+        "table[{}..{}] (the ymm set's H^64..H^33) is left as it was: the table is not the ymm set's.",
+        ext_h_offset(super::EXT_POWERS),
+        ext_h_offset(BATCH)
+    ));
+    let group = |k: usize| Zmm(15 + k as u8);
+    let scratch = [0, 1, 2, 3].map(Zmm);
+    let [lo, hi, _, t] = scratch;
+    let (bc, bk, poly, xk) = (Zmm(24), Zmm(25), Zmm(26), Zmm(27));
+    let (h1, h2) = (Xmm(4), Xmm(5));
+    let p = poly_mem(b);
+    super::x86_64::load_key(b, f, h, h1, [lo.y().x(), t.y().x()]);
+    b.comment("H^2 = H^1 squared; [H^2, H^1] (VEX: the upper lanes zero).");
+    let xs = scratch.map(|r| r.y().x());
+    mont_mul!(b, vpxor, h2, h1, h1, square, [xs[0], xs[1], xs[2], xs[3]], p.clone());
+    b.vinserti128(h2.y(), h2.y(), h1, 1);
+    b.vbroadcasti32x4(poly, p);
+    // The broadcast of the lowest lane of `from` into `bc` and its half-sums into `bk`.
+    let broadcast = |b: &mut B, from: Zmm| {
+        b.vshufi64x2(bc, from, from, 0x00);
+        b.vpshufd(bk, bc, 0x4e);
+        b.vpxorq(bk, bk, bc);
+    };
+    // `dst = src * bc`.
+    let times = |b: &mut B, dst: Zmm, src: Zmm| {
+        b.vpshufd(xk, src, 0x4e);
+        b.vpxorq(xk, xk, src);
+        mont_mul!(b, vpxorq, dst, src, bc, karatsuba(xk, bk), [scratch[0], scratch[1], scratch[2], scratch[3]], poly);
+    };
+    broadcast(b, h2.y().z());
+    b.comment("Z_1 = [H^4, H^3] = [H^2, H^1] * H^2, then [H^2, H^1] above; Z_2 = Z_1 * H^4.");
+    times(b, group(1), h2.y().z());
+    b.vinserti64x4(group(1), group(1), h2.y(), 1);
+    broadcast(b, group(1));
+    times(b, group(2), group(1));
+    for k in [2, 4] {
+        broadcast(b, group(k));
+        b.comment(format_args!(
+            "H^{}..H^{}: the groups of H^1..H^{} times H^{} in every lane.",
+            4 * k + 1,
+            8 * k,
+            4 * k,
+            4 * k
+        ));
+        for m in 1..=k {
+            times(b, group(k + m), group(m));
+        }
+    }
+    b.comment("Stores: the base (H^1..H^8 and their half-sums, lowest first), each group's powers and half-sums.");
+    for k in 1..=GROUPS {
+        b.vmovdqu64(mem(table, ext_h_offset(4 * k)), group(k));
+        b.vpshufd(t, group(k), 0x4e);
+        b.vpxorq(t, t, group(k));
+        b.vmovdqu64(mem(table, ext_hk(pair_of(k - 1)).0), t);
+        if k <= 2 {
+            for (r, off) in [(group(k), h_offset(4 * k - 3)), (t, hk_offset(4 * k - 3))] {
+                b.vshufi64x2(hi, r, r, 0x1b);
+                b.vmovdqu64(mem(table, off), hi);
+            }
+        }
+    }
+    b.vzeroupper();
 }
 
 /// `<f>_update_vpclmul_avx512(state, table, data, nblocks)`: absorbs `nblocks` blocks, [`BATCH`] per
@@ -128,6 +213,11 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<X86_64
 
 /// The reduction constant (16 bytes, the xmm set's constant).
 fn poly(b: &mut B) -> Mem {
+    poly_mem(b)
+}
+
+/// The reduction constant's place (16 bytes, the xmm set's constant).
+fn poly_mem(b: &mut B) -> Mem {
     rip(&b.constant("polyval_poly", 16, "x^128 + x^127 + x^126 + x^121 + 1, reflected", &POLY))
 }
 

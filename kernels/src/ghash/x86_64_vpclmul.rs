@@ -3,7 +3,7 @@
 //! The key table is the common 256 bytes (H^1..H^8 and their Karatsuba half-sums) and this set's extension (the
 //! table's 2 KiB): H^64..H^1 highest first, so one ymm load of two consecutive blocks pairs with one ymm load of
 //! `[H^2m, H^2m-1]`, and their half-sums packed (pairs j and j + 16 in the low and high 64 bits of each lane,
-//! picked by the `vpclmulqdq` selector). The init is the xmm set's key setup carried on to H^64. The loop absorbs
+//! picked by the `vpclmulqdq` selector). The init doubles pairs of powers by ymm products. The loop absorbs
 //! 64 blocks per reduction (32 ran 3% slower on Zen 3: two more multiplies and the reduction's shuffles per 64
 //! blocks, on a core bound on `vpclmulqdq`), then at most one batch of 32 and one of 16 on the lower powers: no key
 //! is computed or permuted per call. POLYVAL takes most pairs' half-sums with one `vpxor` against the data 8 bytes
@@ -16,7 +16,7 @@
 //! in pairs against `[H^k, H^k-1]` (schoolbook: no half-sums to load), at most one block on xmm, one reduction. A
 //! call of one block takes a path of its own: Karatsuba on xmm against H^1.
 
-use super::x86_64::{fold, Poly, Reduction};
+use super::x86_64::{fold, mont_mul, Poly, Reduction};
 use super::{ext_h_offset, ext_hk, h_offset, hk_offset, Flavour, AGGREGATE, BYTE_REVERSE, EXT_POWERS, POLY};
 use crate::arch::x86_64::mov_count;
 use crate::role;
@@ -51,9 +51,112 @@ struct Key {
     hk_sel: u8,
 }
 
-/// `<f>_init_vpclmul_avx2(table, h)`: the xmm set's key setup carried on to H^32 (the table's extension).
+/// `<f>_init_vpclmul_avx2(table, h)`: the key table with its extension (H^1..H^64 and their half-sums), on ymm.
 pub fn init(f: Flavour, abi: Abi) -> Result<Function<X86_64>, GenError> {
-    super::x86_64::init_of(f, abi, "vpclmul_avx2", true)
+    super::x86_64::init_of(f, abi, "vpclmul_avx2", FEATURES, init_body)
+}
+
+/// The ymm set's key setup. H^2 = H^1 squared on xmm; then the pairs `V_m = [H^2m, H^(2m-1)]` (as
+/// [`ext_h_offset`]`(2m)` wants them) by ymm products against the broadcast highest power so far:
+/// `V_2 = V_1 * H^2`, `V_3, V_4 = V_1, V_2 * H^4`, then `V_(k+m) = V_m * H^2k`, `m = 1..k`, for `k` = 4, 8, 16
+/// (independent products: the chain is six products long). Karatsuba products (the clmul port is what key
+/// setup is bound on), the operands' half-sums computed beside them. The base's 256 bytes come from the lanes of
+/// `V_1..V_4`, and with the last round the extension's half-sums packed (`ext_hk(16 - m)`: those of `V_(16+m)`
+/// in the low 64 bits, of `V_m` in the high). `V_1..V_4` stay in registers, the others are read back from the
+/// table. Uses ymm0-ymm11.
+fn init_body(b: &mut B, f: Flavour, table: Gpr, h: Gpr) {
+    b.doc(format_args!(
+        "Then H^{EXT_POWERS}..H^1 from table[{}] (highest first: pairs [H^2m, H^2m-1] for ymm loads) and their",
+        ext_h_offset(EXT_POWERS)
+    ));
+    b.doc(format_args!(
+        "half-sums packed two per 16-byte lane from table[{}] (pairs j and j + {} in the low and high 64 bits).",
+        ext_hk(0).0,
+        EXT_POWERS / 4
+    ));
+    b.doc("H^2 = H^1 squared; then pairs of powers doubled by ymm products against the broadcast highest power");
+    b.doc("(H^4, H^3 from H^2; H^5..H^8 from H^4; H^9..H^16 from H^8; ...; H^33..H^64 from H^32): six dependent");
+    b.doc("products.");
+    let scratch = [0, 1, 2, 3].map(Ymm);
+    let [lo, _, mid, t] = scratch;
+    let v = |m: usize| Ymm(3 + m as u8);
+    let (x, xk, bc, bk) = (Ymm(8), Ymm(9), Ymm(10), Ymm(11));
+    let poly = poly(b);
+    super::x86_64::load_key(b, f, h, x.x(), [lo.x(), t.x()]);
+    b.comment("H^2 = H^1 squared; V_1 = [H^2, H^1].");
+    let xs = scratch.map(|r| r.x());
+    mont_mul!(b, vpxor, xk.x(), x.x(), x.x(), square, [xs[0], xs[1], xs[2], xs[3]], poly.clone());
+    b.vinserti128(v(1), xk, x.x(), 1);
+    // The broadcast of the low lane of `from` into `bc` and its half-sums into `bk`.
+    let broadcast = |b: &mut B, from: Ymm| {
+        b.vinserti128(bc, from, from.x(), 1);
+        b.vpshufd(bk, bc, 0x4e);
+        b.vpxor(bk, bk, bc);
+    };
+    // `dst = src * bc`, the half-sums of `src` left in `xk`.
+    let times = |b: &mut B, dst: Ymm, src: Ymm| {
+        b.vpshufd(xk, src, 0x4e);
+        b.vpxor(xk, xk, src);
+        mont_mul!(
+            b,
+            vpxor,
+            dst,
+            src,
+            bc,
+            karatsuba(xk, bk),
+            [scratch[0], scratch[1], scratch[2], scratch[3]],
+            poly.clone()
+        );
+    };
+    broadcast(b, xk);
+    b.comment("V_2 = [H^4, H^3] = V_1 * H^2; V_3, V_4 = V_1, V_2 * H^4.");
+    times(b, v(2), v(1));
+    broadcast(b, v(2));
+    times(b, v(3), v(1));
+    times(b, v(4), v(2));
+    broadcast(b, v(4));
+    b.comment("The base (the pairs' lanes, lower first) and the extension's H^8..H^1.");
+    for m in 1..=4 {
+        b.vmovdqu(mem(table, ext_h_offset(2 * m)), v(m));
+        b.vpshufd(mid, v(m), 0x4e);
+        b.vpxor(mid, mid, v(m));
+        for (r, off) in [(v(m), h_offset(2 * m)), (mid, hk_offset(2 * m))] {
+            b.vmovdqu(mem(table, off), r.x());
+            b.vextracti128(t.x(), r, 1);
+            b.vmovdqu(mem(table, off - 16), t.x());
+        }
+    }
+    for k in [4, 8, 16] {
+        let last = 2 * k == EXT_POWERS / 2;
+        b.comment(format_args!(
+            "H^{}..H^{}: the pairs of H^1..H^{} times H^{} in both lanes.",
+            2 * k + 1,
+            4 * k,
+            2 * k,
+            2 * k
+        ));
+        for m in 1..=k {
+            let src = if m <= 4 {
+                v(m)
+            } else {
+                b.vmovdqu(x, mem(table, ext_h_offset(2 * m)));
+                x
+            };
+            times(b, lo, src);
+            b.vmovdqu(mem(table, ext_h_offset(2 * (k + m))), lo);
+            if last {
+                let (off, sel) = ext_hk(k - m);
+                debug_assert_eq!((sel, ext_hk(EXT_POWERS / 2 - m).0), (0x00, off));
+                b.vpshufd(t, lo, 0x4e);
+                b.vpxor(t, t, lo);
+                b.vpunpcklqdq(t, t, xk);
+                b.vmovdqu(mem(table, off), t);
+            } else if m == k {
+                broadcast(b, lo);
+            }
+        }
+    }
+    b.vzeroupper();
 }
 
 /// `<f>_update_vpclmul_avx2(state, table, data, nblocks)`: absorbs `nblocks` blocks, 32 per reduction, two

@@ -1,20 +1,25 @@
 //! A hash key whose table is filled as the messages need it ([`HashKey`]): a fresh key costs in proportion to
 //! the message, and a clone shares what was computed.
 //!
-//! Three levels, each computed at most once per key and shared by every clone:
+//! Three levels, each computed at most once per key (clones included):
 //! * none: a call of one block runs the update against a 144-byte table on the stack holding H^1 and its
 //!   half-sum, computed in a few instructions ([`portable::first_power`]) and wiped after the call. Every set's
 //!   update reads only those two entries for one block.
-//! * the common part: H^1..H^8 and their half-sums (256 bytes, inside the shared state), from the set's `init_base` (the x86_64 ymm and zmm sets: the xmm set's init) or its `init` (the other
-//!   sets fill nothing more). Those sets' updates read nothing else; the ymm and zmm sets' read nothing else
-//!   for fewer than [`BASE_UPDATE_BLOCKS`] + 1 blocks, so longer calls go in runs of that many.
+//! * the common part: H^1..H^8 and their half-sums (256 bytes, inside the key), from the set's `init_base`
+//!   (the x86_64 ymm and zmm sets: the xmm set's init) or its `init` (the other sets fill nothing more). Those
+//!   sets' updates read nothing else; the ymm and zmm sets' read nothing else for fewer than
+//!   [`BASE_UPDATE_BLOCKS`] + 1 blocks, so longer calls go in runs of that many.
 //! * the whole table (the ymm and zmm sets only): 2 KiB on the heap, from the set's `init`, made when a call
 //!   brings [`WHOLE_TABLE_BLOCKS`] or more blocks (or a fixed-size kernel needs it).
+//!
+//! A key that is never cloned allocates nothing but the whole table; its first clone copies the levels it has
+//! into a counted, shared copy (no key material computed again) that every clone uses from then on.
 
-use super::dispatch::{HashKernels, UpdateFn};
+use super::dispatch::{HashKernels, InitFn, UpdateFn};
 use super::portable;
-use std::cell::UnsafeCell;
-use std::sync::{Arc, Once};
+use std::alloc::{alloc, alloc_zeroed, dealloc, handle_alloc_error, Layout};
+use std::cell::{Cell, UnsafeCell};
+use std::sync::atomic::{AtomicPtr, AtomicU8, AtomicUsize, Ordering};
 use zeroize::Zeroize;
 
 /// Size of the key table a backend may fill (powers of H and their Karatsuba half-sums: 256 bytes common to
@@ -35,32 +40,103 @@ pub(crate) const BASE_UPDATE_BLOCKS: usize = 15;
 /// setup costs more than the wide loops save (a 1 KiB call).
 pub(crate) const WHOLE_TABLE_BLOCKS: usize = 64;
 
-/// A key table, as 16-byte words so that zeroising it takes 128 stores, not 2048. Dropped, it wipes itself.
+/// A key table (16-byte words, 16-byte aligned) on the heap behind a raw pointer: made by [`KeyTable::filled`]
+/// or [`KeyTable::copied`], wiped and given back by [`KeyTable::free`].
 #[repr(C, align(16))]
 pub(crate) struct KeyTable([u128; TABLE_BYTES / 16]);
 
 impl KeyTable {
-    /// A table on the heap filled by `init` (which writes all of it).
-    fn filled(init: super::dispatch::InitFn, h: &[u8; 16]) -> Box<KeyTable> {
-        let mut t = Box::new(KeyTable([0; TABLE_BYTES / 16]));
+    /// A table on the heap filled by `init`: this thread's spare table if it has one (wiped when it was
+    /// given back), else a new zeroed one (the zmm set's init leaves part of it unwritten); allocated in place,
+    /// not built on the stack and moved.
+    fn filled(init: InitFn, h: &[u8; 16]) -> *mut KeyTable {
+        let spare = SPARE.try_with(|s| s.0.replace(std::ptr::null_mut())).unwrap_or(std::ptr::null_mut());
+        let p = if spare.is_null() {
+            let layout = Layout::new::<KeyTable>();
+            // SAFETY: a layout of non-zero size.
+            let p = unsafe { alloc_zeroed(layout) }.cast::<KeyTable>();
+            if p.is_null() {
+                handle_alloc_error(layout);
+            }
+            p
+        } else {
+            spare
+        };
         // SAFETY: the table has the 2048 bytes and `h` the 16 bytes the kernels' contract asks for.
-        unsafe { init(t.0.as_mut_ptr().cast(), h.as_ptr()) };
-        t
+        unsafe { init(p.cast(), h.as_ptr()) };
+        p
     }
 
-    fn as_ptr(&self) -> *const u8 {
-        self.0.as_ptr().cast()
+    /// Wipes a table from [`KeyTable::filled`] or [`KeyTable::copied`] and keeps it as this thread's spare, or
+    /// frees it where the thread has one already.
+    ///
+    /// # Safety
+    /// `p` is such a table, given back once, and nobody reads it any more.
+    unsafe fn free(p: *mut KeyTable) {
+        // SAFETY: a whole table, ours alone.
+        unsafe { KeyTable::wipe(p) };
+        let kept = SPARE
+            .try_with(|s| {
+                let empty = s.0.get().is_null();
+                if empty {
+                    s.0.set(p);
+                }
+                empty
+            })
+            .unwrap_or(false);
+        if !kept {
+            // SAFETY: allocated by the global allocator with `KeyTable`'s layout.
+            unsafe { dealloc(p.cast(), Layout::new::<KeyTable>()) };
+        }
+    }
+
+    /// Zeroes the table at `p` with one `memset` (the widest stores the CPU has), kept by `black_box`: the
+    /// table is freed or kept unread, so a plain store would be dead to the optimiser. (2 KiB in 16-byte
+    /// volatile stores cost a fresh 8 KiB message 5%.)
+    ///
+    /// # Safety
+    /// `p` is a whole table, not read or written by anyone else.
+    unsafe fn wipe(p: *mut KeyTable) {
+        // SAFETY: the caller's contract; all-zero words are a valid table.
+        unsafe { std::ptr::write_bytes(p, 0, 1) };
+        std::hint::black_box(p);
+        std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// A copy of the table at `p` on the heap.
+    fn copied(p: *const KeyTable) -> *mut KeyTable {
+        let layout = Layout::new::<KeyTable>();
+        // SAFETY: a layout of non-zero size.
+        let q = unsafe { alloc(layout) }.cast::<KeyTable>();
+        if q.is_null() {
+            handle_alloc_error(layout);
+        }
+        // SAFETY: both are tables of that size; the source is filled and only read.
+        unsafe { std::ptr::copy_nonoverlapping(p, q, 1) };
+        q
     }
 }
 
-impl Drop for KeyTable {
+/// A thread's spare key table: the last whole table given back, wiped, for the next fresh key to fill (a new
+/// key per message then allocates nothing). Freed when the thread ends.
+struct Spare(Cell<*mut KeyTable>);
+
+impl Drop for Spare {
     fn drop(&mut self) {
-        // SAFETY: called from `drop`; all-zero words are a valid table.
-        unsafe { crate::wipe_object(self) };
+        let p = self.0.get();
+        if !p.is_null() {
+            // SAFETY: a wiped table with `KeyTable`'s layout, owned by this slot alone.
+            unsafe { dealloc(p.cast(), Layout::new::<KeyTable>()) };
+        }
     }
+}
+
+thread_local! {
+    static SPARE: Spare = const { Spare(Cell::new(std::ptr::null_mut())) };
 }
 
 /// The common part of a table: H^1..H^8 and their half-sums.
+#[derive(Clone, Copy)]
 #[repr(C, align(16))]
 struct BaseTable([u128; BASE_BYTES / 16]);
 
@@ -69,110 +145,169 @@ struct BaseTable([u128; BASE_BYTES / 16]);
 #[repr(C, align(16))]
 struct FirstPower([u8; 144]);
 
-/// What the clones of a key share: each level once it is computed. Every byte of it is written when it is
-/// made (no padding, no uninitialised slot: `repr(C)`, sizes checked below), so that its heap block never
-/// carries what the block's previous owner left there.
+/// [`Levels::base_state`]: nothing yet, being filled by one caller, filled.
+const EMPTY: u8 = 0;
+const FILLING: u8 = 1;
+const FILLED: u8 = 2;
+
+/// The levels of one key's table beyond H^1: the common part (inline) and the whole table (on the heap).
+/// Each is filled once; a caller that finds the common part being filled by another thread fills a copy of
+/// its own on the stack rather than wait. Every byte is initialised (`repr(C)`, explicit padding, sizes
+/// checked below), so that an owner copied or freed whole carries no stale bytes.
 #[repr(C)]
 struct Levels {
     base: UnsafeCell<BaseTable>,
-    whole: UnsafeCell<Option<Box<KeyTable>>>,
-    base_filled: Once,
-    whole_filled: Once,
-    padding: [u8; LEVELS_PADDING],
+    /// The whole table (null until filled), owned.
+    whole: AtomicPtr<KeyTable>,
+    base_state: AtomicU8,
+    padding: [u8; 7],
 }
 
-/// The bytes [`Levels`] needs after its fields to fill its 16-byte alignment (a `Once` is 4 bytes on most
-/// targets, a pointer on some).
-const LEVELS_PADDING: usize = (16 - (BASE_BYTES + 8 + 2 * std::mem::size_of::<Once>()) % 16) % 16;
-/// The bytes [`HashKey`] needs after its fields to fill its 8-byte alignment.
-const KEY_PADDING: usize = (8 - std::mem::size_of::<Once>() % 8) % 8;
-
-const _: () = {
-    let once = std::mem::size_of::<Once>();
-    let levels = BASE_BYTES + std::mem::size_of::<Option<Box<KeyTable>>>() + 2 * once + LEVELS_PADDING;
-    assert!(std::mem::size_of::<Levels>() == levels);
-    let key = 8 + 16 + std::mem::size_of::<Option<Arc<Levels>>>() + once + KEY_PADDING;
-    assert!(std::mem::size_of::<HashKey>() == key);
-};
-
-// SAFETY: `base` and `whole` are each written only inside their `Once`'s `call_once` and read only after it
-// returned (the `Once` orders the write before every read); `Box<KeyTable>` is `Send + Sync`.
+// SAFETY: `base` is written only by the caller that moved `base_state` from EMPTY to FILLING, and read only
+// after a load of FILLED (release/acquire); `whole` is an atomic pointer to an owned table, written once.
 unsafe impl Sync for Levels {}
 // SAFETY: as above; the fields are owned data.
 unsafe impl Send for Levels {}
 
 impl Levels {
-    fn new() -> Arc<Levels> {
-        Arc::new(Levels {
+    #[inline]
+    fn new() -> Levels {
+        Levels {
             base: UnsafeCell::new(BaseTable([0; BASE_BYTES / 16])),
-            whole: UnsafeCell::new(None),
-            base_filled: Once::new(),
-            whole_filled: Once::new(),
-            padding: [0; LEVELS_PADDING],
-        })
+            whole: AtomicPtr::new(std::ptr::null_mut()),
+            base_state: AtomicU8::new(EMPTY),
+            padding: [0; 7],
+        }
+    }
+
+    /// The common part: filled already, or now by this caller with `init`; `None` while another thread fills
+    /// it.
+    fn base(&self, init: InitFn, h: &[u8; 16]) -> Option<*const u8> {
+        let p = self.base.get().cast_const().cast::<u8>();
+        match self.base_state.load(Ordering::Acquire) {
+            FILLED => Some(p),
+            EMPTY if self.base_state.compare_exchange(EMPTY, FILLING, Ordering::Acquire, Ordering::Relaxed).is_ok() => {
+                // SAFETY: this caller alone moved the state to FILLING, so it is the only writer and nobody
+                // reads until FILLED; the base-only inits write the 256 bytes and nothing else.
+                unsafe { init(self.base.get().cast(), h.as_ptr()) };
+                self.base_state.store(FILLED, Ordering::Release);
+                Some(p)
+            }
+            _ => None,
+        }
+    }
+
+    fn base_filled(&self) -> bool {
+        self.base_state.load(Ordering::Acquire) == FILLED
+    }
+
+    /// The whole table, filled by `init` now if it was not (two threads racing each fill one; the loser's is
+    /// wiped and freed).
+    fn whole(&self, init: InitFn, h: &[u8; 16]) -> *const u8 {
+        let p = self.whole.load(Ordering::Acquire);
+        if !p.is_null() {
+            return p.cast_const().cast();
+        }
+        let new = KeyTable::filled(init, h);
+        match self.whole.compare_exchange(std::ptr::null_mut(), new, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) => new.cast_const().cast(),
+            Err(theirs) => {
+                // SAFETY: `new` was never shared.
+                unsafe { KeyTable::free(new) };
+                theirs.cast_const().cast()
+            }
+        }
+    }
+
+    fn whole_filled(&self) -> bool {
+        !self.whole.load(Ordering::Acquire).is_null()
+    }
+
+    /// Levels holding copies of what `self` has filled (no key material computed again).
+    fn copy(&self) -> Levels {
+        let l = Levels::new();
+        if self.base_filled() {
+            // SAFETY: filled, so only read from now on; `l` is not shared yet.
+            unsafe { *l.base.get() = *self.base.get() };
+            l.base_state.store(FILLED, Ordering::Relaxed);
+        }
+        let w = self.whole.load(Ordering::Acquire);
+        if !w.is_null() {
+            l.whole.store(KeyTable::copied(w), Ordering::Relaxed);
+        }
+        l
     }
 }
 
 impl Drop for Levels {
     fn drop(&mut self) {
-        if self.base_filled.is_completed() {
+        if *self.base_state.get_mut() != EMPTY {
             // SAFETY: called from `drop` (no other reference); all-zero words are a valid table.
             unsafe { crate::wipe_object(self.base.get_mut()) };
         }
-        // `whole` wipes itself when its box drops.
+        let w = *self.whole.get_mut();
+        if !w.is_null() {
+            // SAFETY: owned, freed once, and nobody else holds the levels.
+            unsafe { KeyTable::free(w) };
+        }
     }
 }
 
+/// Levels shared by the clones of a key, counted by hand (so that a key that is never cloned allocates
+/// nothing for them).
+struct Shared {
+    refs: AtomicUsize,
+    levels: Levels,
+}
+
 /// A GHASH or POLYVAL key on one backend, its table filled level by level as updates need it (see the module
-/// doc). The levels live in an [`Arc`] made when the first of them is needed or the key is first cloned (a
-/// one-block message under a fresh key allocates nothing); clones share them, so keying once and cloning per
-/// message computes nothing per clone. Like [`Levels`], every byte of it is initialised (an owner that wipes
+/// doc). A key that is never cloned keeps its levels inline (the whole table, if a message needs it, on the
+/// heap). The first clone moves them to a shared, counted copy that every clone then uses, so keying once and
+/// cloning per message computes nothing per clone. Every byte of it is initialised (an owner that wipes
 /// itself whole and writes the key back copies no stale bytes).
 #[repr(C)]
 pub(crate) struct HashKey {
     kernels: &'static HashKernels,
     h: [u8; 16],
-    levels: UnsafeCell<Option<Arc<Levels>>>,
-    levels_made: Once,
-    padding: [u8; KEY_PADDING],
+    /// The shared levels once the key was cloned (null before).
+    shared: AtomicPtr<Shared>,
+    own: Levels,
 }
 
-// SAFETY: `levels` is written only inside `levels_made.call_once` and read after it returned; `Arc<Levels>` is
-// `Send + Sync`.
-unsafe impl Sync for HashKey {}
-// SAFETY: as above.
-unsafe impl Send for HashKey {}
+const _: () = {
+    assert!(std::mem::size_of::<Levels>() == BASE_BYTES + 16);
+    assert!(std::mem::size_of::<HashKey>() == 32 + std::mem::size_of::<Levels>());
+};
 
 impl Clone for HashKey {
     fn clone(&self) -> HashKey {
-        let levels = Arc::clone(self.levels());
-        HashKey {
-            kernels: self.kernels,
-            h: self.h,
-            levels: UnsafeCell::new(Some(levels)),
-            levels_made: made(),
-            padding: [0; KEY_PADDING],
-        }
+        let s = self.share();
+        // SAFETY: `s` lives while `self` holds a count; the new key takes one more.
+        unsafe { (*s).refs.fetch_add(1, Ordering::Relaxed) };
+        HashKey { kernels: self.kernels, h: self.h, shared: AtomicPtr::new(s), own: Levels::new() }
     }
-}
-
-/// A `Once` already completed.
-fn made() -> Once {
-    let once = Once::new();
-    once.call_once(|| {});
-    once
 }
 
 impl Drop for HashKey {
     fn drop(&mut self) {
-        self.h.zeroize();
+        // SAFETY: a field of `self`, written once (one 16-byte store, not 16 byte stores).
+        unsafe { std::ptr::write_volatile(&mut self.h, [0; 16]) };
+        let s = *self.shared.get_mut();
+        // SAFETY: this key holds one count of `s`; the last holder frees it (after an acquire fence, so that
+        // every other holder's use happens before).
+        if !s.is_null() && unsafe { (*s).refs.fetch_sub(1, Ordering::Release) } == 1 {
+            std::sync::atomic::fence(Ordering::Acquire);
+            drop(unsafe { Box::from_raw(s) });
+        }
+        // `own` wipes itself.
     }
 }
 
 impl HashKey {
-    /// `h` on `kernels`; computes nothing yet.
+    /// `h` on `kernels`; computes and allocates nothing.
+    #[inline]
     pub(crate) fn new(kernels: &'static HashKernels, h: &[u8; 16]) -> HashKey {
-        HashKey { kernels, h: *h, levels: UnsafeCell::new(None), levels_made: Once::new(), padding: [0; KEY_PADDING] }
+        HashKey { kernels, h: *h, shared: AtomicPtr::new(std::ptr::null_mut()), own: Levels::new() }
     }
 
     /// The backend.
@@ -180,64 +315,70 @@ impl HashKey {
         self.kernels
     }
 
-    /// The shared levels, made now if they were not.
-    fn levels(&self) -> &Arc<Levels> {
-        self.levels_made.call_once(|| {
-            // SAFETY: inside `call_once`, the only writer.
-            unsafe { *self.levels.get() = Some(Levels::new()) };
-        });
-        // SAFETY: written above or by an earlier `call_once`, ordered before this read by the `Once`.
-        unsafe { (*self.levels.get()).as_ref().expect("made") }
-    }
-
-    /// The shared levels if they were made.
-    fn levels_if_made(&self) -> Option<&Levels> {
-        if !self.levels_made.is_completed() {
-            return None;
+    /// The levels in use: the shared ones once the key was cloned, its own before.
+    fn levels(&self) -> &Levels {
+        let s = self.shared.load(Ordering::Acquire);
+        if s.is_null() {
+            &self.own
+        } else {
+            // SAFETY: this key holds a count of `s`.
+            unsafe { &(*s).levels }
         }
-        // SAFETY: completed, so written and ordered before this read.
-        unsafe { (*self.levels.get()).as_deref() }
     }
 
-    /// The common part of the table (filled now if it was not): for the fused GCM kernels, and the updates of
-    /// the sets that have no extension.
-    pub(crate) fn base(&self) -> *const u8 {
-        let l = self.levels();
-        l.base_filled.call_once(|| {
-            let init = self.kernels.init_base.unwrap_or(self.kernels.init);
-            // SAFETY: inside `call_once`, the only writer; the base-only inits write the first 256 bytes of
-            // the table and nothing else, and `h` is 16 bytes.
-            unsafe { init(l.base.get().cast(), self.h.as_ptr()) };
-        });
-        l.base.get().cast_const().cast()
-    }
-
-    /// The whole table for this backend's update of any length (filled now if it was not).
-    pub(crate) fn whole(&self) -> *const u8 {
-        if self.kernels.init_base.is_none() {
-            return self.base();
+    /// The shared levels, made now (holding copies of this key's own) if the key was never cloned.
+    fn share(&self) -> *mut Shared {
+        let s = self.shared.load(Ordering::Acquire);
+        if !s.is_null() {
+            return s;
         }
-        let l = self.levels();
-        l.whole_filled.call_once(|| {
-            // SAFETY: inside `call_once`, the only writer.
-            unsafe { *l.whole.get() = Some(KeyTable::filled(self.kernels.init, &self.h)) };
-        });
-        // SAFETY: filled above (or by an earlier `call_once`, ordered before this read by the `Once`).
-        unsafe { (*l.whole.get()).as_ref().expect("filled").as_ptr() }
+        let new = Box::into_raw(Box::new(Shared { refs: AtomicUsize::new(1), levels: self.own.copy() }));
+        match self.shared.compare_exchange(std::ptr::null_mut(), new, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) => new,
+            Err(theirs) => {
+                // SAFETY: `new` was never shared.
+                drop(unsafe { Box::from_raw(new) });
+                theirs
+            }
+        }
+    }
+
+    /// The base-only key setup of this backend.
+    fn init_base(&self) -> InitFn {
+        self.kernels.init_base.unwrap_or(self.kernels.init)
+    }
+
+    /// Runs `f` with the common part of the table: the key's (filled now if it was not), or, while another
+    /// thread fills that, a copy filled on the stack and wiped after `f`. For the fused GCM kernels, and the
+    /// updates that read only the common part.
+    pub(crate) fn with_base<R>(&self, f: impl FnOnce(*const u8) -> R) -> R {
+        if let Some(p) = self.levels().base(self.init_base(), &self.h) {
+            return f(p);
+        }
+        let mut local = BaseTable([0; BASE_BYTES / 16]);
+        // SAFETY: 256 writable bytes, all a base-only init writes; a 16-byte key.
+        unsafe { (self.init_base())(local.0.as_mut_ptr().cast(), self.h.as_ptr()) };
+        let r = f(local.0.as_ptr().cast());
+        // SAFETY: a local table no longer read; all-zero words are valid.
+        unsafe { crate::wipe_object(&mut local) };
+        r
+    }
+
+    /// Runs `f` with the whole table for this backend's update of any length (for a set without an extension,
+    /// the common part).
+    fn with_whole<R>(&self, f: impl FnOnce(*const u8) -> R) -> R {
+        match self.kernels.init_base {
+            Some(_) => f(self.levels().whole(self.kernels.init, &self.h)),
+            None => self.with_base(f),
+        }
     }
 
     /// Whether the whole table is filled (for a set with an extension; the common part for the others).
     fn whole_filled(&self) -> bool {
-        let Some(l) = self.levels_if_made() else { return false };
         match self.kernels.init_base {
-            Some(_) => l.whole_filled.is_completed(),
-            None => l.base_filled.is_completed(),
+            Some(_) => self.levels().whole_filled(),
+            None => self.levels().base_filled(),
         }
-    }
-
-    /// Whether the common part is filled.
-    fn base_filled(&self) -> bool {
-        self.levels_if_made().is_some_and(|l| l.base_filled.is_completed())
     }
 
     /// Absorbs the whole blocks of `data` (its length a multiple of 16) into `state` with `update`, a kernel of
@@ -254,25 +395,51 @@ impl HashKey {
             return;
         }
         if fixed || self.whole_filled() || n >= WHOLE_TABLE_BLOCKS {
-            call(self.whole(), data);
-        } else if n == 1 && !self.base_filled() {
+            self.with_whole(|table| call(table, data));
+        } else if n == 1 && !self.levels().base_filled() {
             let mut one = FirstPower([0; 144]);
             portable::first_power(&mut one.0, &self.h, self.kernels.reflected);
             call(one.0.as_ptr(), data);
             one.0[..16].zeroize();
             one.0[128..].zeroize();
         } else if self.kernels.init_base.is_none() {
-            call(self.base(), data);
+            self.with_base(|table| call(table, data));
         } else {
-            let base = self.base();
-            for run in data.chunks(16 * BASE_UPDATE_BLOCKS) {
-                call(base, run);
-            }
+            self.with_base(|table| {
+                for run in data.chunks(16 * BASE_UPDATE_BLOCKS) {
+                    call(table, run);
+                }
+            });
         }
     }
 
     /// [`Self::absorb_with`] the backend's general update.
     pub(crate) fn absorb(&self, state: &mut [u8; 16], data: &[u8]) {
         self.absorb_with(self.kernels.update, false, state, data)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A whole table given back is wiped before it waits as the thread's spare (the zeroize test sees only
+    /// freed blocks, and a spare is not freed).
+    #[test]
+    fn the_spare_table_is_wiped() {
+        let kernels = crate::ghash::dispatch::polyval();
+        let key = HashKey::new(kernels, &[0x5a; 16]);
+        let mut state = [0u8; 16];
+        key.absorb(&mut state, &[7; 16 * WHOLE_TABLE_BLOCKS]);
+        drop(key);
+        let spare = SPARE.with(|s| s.0.get());
+        if kernels.init_base.is_none() {
+            assert!(spare.is_null(), "{}: no whole table, no spare", kernels.name);
+            return;
+        }
+        assert!(!spare.is_null(), "{}: the whole table was kept", kernels.name);
+        // SAFETY: the spare is a whole table nobody else uses (this thread's).
+        let words = unsafe { &(*spare).0 };
+        assert!(words.iter().all(|&w| w == 0), "{}: the spare table holds key material", kernels.name);
     }
 }

@@ -32,6 +32,7 @@ struct Core {
 }
 
 impl Core {
+    #[inline]
     fn new(kernels: &'static HashKernels, h: &[u8; 16]) -> Core {
         Core { key: HashKey::new(kernels, h), fixed: None, state: [0; 16] }
     }
@@ -57,10 +58,20 @@ impl Core {
     }
 }
 
+// The fields leave no padding, so wiping each of them wipes every byte of the object.
+const _: () = assert!(
+    std::mem::size_of::<Core>()
+        == std::mem::size_of::<HashKey>() + std::mem::size_of::<Option<Fixed>>() + std::mem::size_of::<[u8; 16]>()
+);
+
 impl Drop for Core {
-    /// Wipes the running state (the key wipes itself when its last holder goes).
+    /// Wipes every byte of the object: the running state, the fixed kernel (the payload of a `None` carries
+    /// what its stack slot held), and the key, which wipes itself.
     fn drop(&mut self) {
-        self.state.zeroize();
+        // SAFETY: called from `drop`; all-zero bytes are `None`.
+        unsafe { crate::wipe_object(&mut self.fixed) };
+        // SAFETY: a field of `self`, written once.
+        unsafe { std::ptr::write_volatile(&mut self.state, [0; 16]) };
     }
 }
 
@@ -81,6 +92,7 @@ macro_rules! universal_hash {
 
         impl $name {
             /// Keys the function with `h`, using the best backend for this CPU (or `ASMGEN_BACKEND`).
+            #[inline]
             pub fn new(h: &[u8; 16]) -> Self {
                 $name(Core::new($kernels(), h))
             }
@@ -100,7 +112,7 @@ macro_rules! universal_hash {
                 }
                 let mut core = Core::new($kernels(), h);
                 // Only a fixed-size kernel of the set whose init filled the table: the ymm and zmm sets' read
-                // H^9..H^64, which only their own inits write.
+                // H^9..H^64 (the zmm set's H^9..H^32), which only their own inits write.
                 core.fixed = dispatch::fixed_hash(blocks)
                     .filter(|k| backend::set_name(k.0) == backend::set_name(core.key.kernels().name))
                     .map(|k| Fixed { name: k.0, blocks, update: $pick(k) });
@@ -115,17 +127,20 @@ macro_rules! universal_hash {
 
             /// Absorbs `data`; a trailing partial block is zero-padded (as RustCrypto's `update_padded`), so
             /// only the last call of a message may pass a length that is not a multiple of 16.
+            #[inline]
             pub fn update_padded(&mut self, data: &[u8]) {
                 self.0.update_padded(data);
             }
 
             /// The 16-byte result.
+            #[inline]
             pub fn finalize(self) -> [u8; 16] {
                 self.0.state
             }
 
             /// The 16-byte result, the state then reset for the next message under the same key (no copy of
             /// the key table, unlike a clone per message).
+            #[inline]
             pub fn finalize_reset(&mut self) -> [u8; 16] {
                 std::mem::take(&mut self.0.state)
             }

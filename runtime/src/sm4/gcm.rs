@@ -46,18 +46,25 @@ pub enum GcmPath {
     Composed,
 }
 
+// The fields leave no padding, so wiping each of them wipes every byte of the object.
+const _: () = assert!(
+    std::mem::size_of::<Sm4Gcm>()
+        == std::mem::size_of::<Keys>()
+            + std::mem::size_of::<HashKey>()
+            + std::mem::size_of::<Option<(dispatch::GcmFn, dispatch::GcmFn)>>()
+);
+
 impl Drop for Sm4Gcm {
-    /// Every byte of the object zeroised (as [`wipe_on_drop!`] does), the kernel table and the GHASH key (a
-    /// shared pointer; the key wipes itself when its last holder goes) written back for their drop glue.
+    /// Every byte of the object zeroised (as [`wipe_on_drop!`] does) field by field: the round keys with their
+    /// padding (the kernel table written back for the drop glue), the fused kernels (the payload of a `None`
+    /// carries what its stack slot held); the GHASH key wipes itself.
     fn drop(&mut self) {
         let k = self.keys.k;
-        // SAFETY: `hkey` is read out here and written back below, with nothing dropped in between.
-        let hkey = unsafe { std::ptr::read(&self.hkey) };
-        // SAFETY: called from `drop`; the fields written back below make the object valid again.
-        unsafe { crate::wipe_object(self) };
+        // SAFETY: called from `drop`; all-zero bytes are valid round keys and `None`; `k` is written back.
+        unsafe { crate::wipe_object(&mut self.keys) };
         self.keys.k = k;
-        // SAFETY: the field's old value (all zeros) is overwritten without being dropped.
-        unsafe { std::ptr::write(&mut self.hkey, hkey) };
+        // SAFETY: as above.
+        unsafe { crate::wipe_object(&mut self.fused) };
     }
 }
 
@@ -256,7 +263,8 @@ impl Sm4Gcm {
         let p = blocks.as_mut_ptr();
         // SAFETY: `blocks` in place (exact aliasing allowed), a whole number of blocks; `state` is the 32-byte
         // counter || GHASH state the kernel takes; the key table's common part, all that the fused kernels read.
-        unsafe { f(self.keys.enc.ptr(), self.hkey.base(), p, p, blocks.len() / 16, state.as_mut_ptr()) };
+        self.hkey
+            .with_base(|htable| unsafe { f(self.keys.enc.ptr(), htable, p, p, blocks.len() / 16, state.as_mut_ptr()) });
         ctr.copy_from_slice(&state[..16]);
         s.copy_from_slice(&state[16..]);
     }
