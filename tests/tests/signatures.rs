@@ -16,6 +16,10 @@
 //!   compiled with the generated header and linked with the listing calls it (natively on x86_64, under
 //!   qemu-user for aarch64 and riscv64 where the cross compilers and qemu are installed, and the Win64 listing
 //!   under wine where `WINEPREFIX` names a prefix).
+//! * With a stack frame (`Builder::frame`: none, 8 KiB, probed on Windows, and 200 bytes aligned to 64 through
+//!   the frame base register where the ISA has one) that `x` goes through, the prologue's stack-parameter loads
+//!   reach past what it allocated: checked in the interpreter on every ABI, natively (x86_64 System V JIT), and
+//!   the 8 KiB variant's listing assembled for every target (and its JIT bytes compared on the Linux rows).
 //!
 //! Without a tool, the check that needs it prints a notice and is skipped (with `CI` set it fails).
 
@@ -81,12 +85,26 @@ fn expected_ret() -> i32 {
     KEY[0].wrapping_add(VALUES[1] as u32) as i32
 }
 
+/// A stack frame a kernel allocates (`Builder::frame(bytes, align)`) and routes `x` through, below what the
+/// prologue pushes: the stack parameters' loads must reach past it.
+type Locals = Option<(u32, u32)>;
+
+/// The frames the kernels are checked with: none, one probed on Windows (8 KiB), and an over-aligned one
+/// (through the frame base register; aarch64 aligns frames to 16 at most).
+const LOCALS: [Locals; 3] = [None, Some((8192, 16)), Some((200, 64))];
+
 fn x86_64(abi: Abi) -> Function<X86_64> {
+    x86_64_with(abi, None)
+}
+
+fn x86_64_with(abi: Abi, locals: Locals) -> Function<X86_64> {
     let mut b = Builder::<X86_64>::new(NAME, abi, &[]);
     b.doc("Stores its parameters into out[0..13], returns key[0] + x.");
     // The first six where System V passes them (the Win64 prologue moves or loads them there); the rest loaded
     // by the prologue, into scratch and callee-saved registers (so the loads come after pushes).
-    let stack = [R10, R11, RBX, R12, R13, R14, R15];
+    // An over-aligned frame's base register is r15: rbp instead.
+    let last = if locals.is_some_and(|(_, align)| align > 16) { RBP } else { R15 };
+    let stack = [R10, R11, RBX, R12, R13, R14, last];
     let regs: Vec<x86_64::Gpr> = (0..PARAMS.len())
         .map(|i| {
             let (name, ty) = PARAMS[i];
@@ -104,11 +122,22 @@ fn x86_64(abi: Abi) -> Function<X86_64> {
         b.mov(x86_64::mem(out, 8 * i as i32), *r);
     }
     b.mov(ret, x86_64::mem(regs[0], 0));
-    b.add(ret, regs[1]);
+    if let Some((bytes, align)) = locals {
+        let frame = b.frame(bytes, align);
+        b.mov(frame.at(bytes as i32 - 8), regs[1]);
+        b.mov(R10, frame.at(bytes as i32 - 8));
+        b.add(ret, R10);
+    } else {
+        b.add(ret, regs[1]);
+    }
     b.finish().unwrap()
 }
 
 fn aarch64(abi: Abi) -> Function<Aarch64> {
+    aarch64_with(abi, None)
+}
+
+fn aarch64_with(abi: Abi, locals: Locals) -> Function<Aarch64> {
     let mut b = Builder::<Aarch64>::new(NAME, abi, &[]);
     b.doc("Stores its parameters into out[0..13], returns key[0] + x.");
     let stack = [X(9), X(10), X(19), X(20), X(21)];
@@ -128,11 +157,22 @@ fn aarch64(abi: Abi) -> Function<Aarch64> {
         b.str(*r, regs[2], 8 * i as i32);
     }
     b.ldr(X(11), regs[0], 0);
-    b.add(ret, X(11), regs[1]);
+    if let Some((bytes, align)) = locals {
+        let frame = b.frame(bytes, align);
+        b.str(regs[1], frame.base(), frame.offset(bytes as i32 - 8));
+        b.ldr(X(12), frame.base(), frame.offset(bytes as i32 - 8));
+        b.add(ret, X(11), X(12));
+    } else {
+        b.add(ret, X(11), regs[1]);
+    }
     b.finish().unwrap()
 }
 
 fn riscv64() -> Function<Riscv64> {
+    riscv64_with(None)
+}
+
+fn riscv64_with(locals: Locals) -> Function<Riscv64> {
     use riscv64::regs::*;
     let mut b = Builder::<Riscv64>::new(NAME, Abi::Lp64d, &[]);
     b.doc("Stores its parameters into out[0..13], returns key[0] + x.");
@@ -153,7 +193,16 @@ fn riscv64() -> Function<Riscv64> {
         b.sd(*r, riscv64::mem(regs[2], 8 * i as i32));
     }
     b.ld(T2, riscv64::mem(regs[0], 0));
-    b.add(ret, T2, regs[1]);
+    if let Some((bytes, align)) = locals {
+        // Past 2 KiB from the base an `sd`/`ld` offset does not reach: the frame's last word when it does.
+        let off = (bytes as i32 - 8).min(2040);
+        let frame = b.frame(bytes, align);
+        b.sd(regs[1], frame.at(off));
+        b.ld(T3, frame.at(off));
+        b.add(ret, T2, T3);
+    } else {
+        b.add(ret, T2, regs[1]);
+    }
     // LP64 returns a 32-bit value sign-extended.
     b.slli(ret, ret, 32);
     b.srai(ret, ret, 32);
@@ -367,6 +416,29 @@ fn every_abi_receives_and_returns_in_the_interpreter() {
     call.check("riscv64 Lp64d", ret, true);
 }
 
+#[test]
+fn stack_parameters_load_past_a_stack_frame_in_the_interpreter() {
+    for locals in LOCALS {
+        for abi in [Abi::SysV, Abi::Win64] {
+            let mut call = Call::new();
+            let f = x86_64_with(abi, locals);
+            assert_eq!(f.frame.locals.bytes, locals.map_or(0, |l| l.0));
+            let ret = interpret(&f, &mut call, (), |s| s.gpr[0]);
+            call.check(&format!("x86_64 {abi:?} {locals:?}"), ret, false);
+        }
+        if locals.is_some_and(|(_, align)| align <= 16) || locals.is_none() {
+            for abi in [Abi::Aapcs64, Abi::AppleAapcs64, Abi::WinArm64] {
+                let mut call = Call::new();
+                let ret = interpret(&aarch64_with(abi, locals), &mut call, (), |s| s.x[0]);
+                call.check(&format!("aarch64 {abi:?} {locals:?}"), ret, false);
+            }
+        }
+        let mut call = Call::new();
+        let ret = interpret(&riscv64_with(locals), &mut call, 128, |s| s.x[10]);
+        call.check(&format!("riscv64 Lp64d {locals:?}"), ret, true);
+    }
+}
+
 /// A scratch folder for one test.
 fn scratch(test: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("asmgen-signatures-{}-{test}", std::process::id()));
@@ -376,15 +448,22 @@ fn scratch(test: &str) -> PathBuf {
 
 /// The test kernel's listing for `target`, written into `dir` (with `ext`).
 fn write_listing(dir: &Path, target: Target, ext: &str) -> PathBuf {
+    write_listing_with(dir, target, ext, None)
+}
+
+fn write_listing_with(dir: &Path, target: Target, ext: &str, locals: Locals) -> PathBuf {
     let abi = target.abi;
     let text = match target.arch {
-        asmgen::Arch::X86_64 if ext == "asm" => emit::nasm::listing(target, &listing(x86_64(abi)), "t").unwrap(),
-        asmgen::Arch::X86_64 => emit::listing(target, &listing(x86_64(abi)), "t").unwrap(),
-        asmgen::Arch::Aarch64 => emit::listing(target, &listing(aarch64(abi)), "t").unwrap(),
-        asmgen::Arch::Riscv64 => emit::listing(target, &listing(riscv64()), "t").unwrap(),
+        asmgen::Arch::X86_64 if ext == "asm" => {
+            emit::nasm::listing(target, &listing(x86_64_with(abi, locals)), "t").unwrap()
+        }
+        asmgen::Arch::X86_64 => emit::listing(target, &listing(x86_64_with(abi, locals)), "t").unwrap(),
+        asmgen::Arch::Aarch64 => emit::listing(target, &listing(aarch64_with(abi, locals)), "t").unwrap(),
+        asmgen::Arch::Riscv64 => emit::listing(target, &listing(riscv64_with(locals)), "t").unwrap(),
     };
     assert!(text.contains(PROTOTYPE), "{target}: the listing shows the prototype");
-    let path = dir.join(format!("{}.{ext}", target.dir_name()));
+    let framed = if locals.is_some() { "-frame" } else { "" };
+    let path = dir.join(format!("{}{framed}.{ext}", target.dir_name()));
     std::fs::write(&path, text).unwrap();
     path
 }
@@ -405,12 +484,16 @@ fn every_target_assembles_and_the_jit_agrees() {
         (Target::X86_64_WINDOWS_NASM, "asm", &["nasm", "-f", "win64"]),
     ];
     assert!(Target::GENERATED.iter().all(|t| asm.iter().any(|(a, _, _)| a == t)), "every generated row is here");
-    for (target, ext, tool) in asm {
-        let src = write_listing(&dir, target, ext);
+    // Without a frame, and with one (probed on Windows) that the stack parameters' loads reach past.
+    for (target, ext, tool, locals) in
+        asm.into_iter().flat_map(|(t, e, tool)| [(t, e, tool, None), (t, e, tool, LOCALS[1])])
+    {
+        let src = write_listing_with(&dir, target, ext, locals);
         if !HOST_TOOLS || !asmgen_tests::have_all(&tool[..1], &format!("assembling {target}")) {
             continue;
         }
-        let obj = dir.join(format!("{}-{ext}.o", target.dir_name()));
+        let framed = if locals.is_some() { "-frame" } else { "" };
+        let obj = dir.join(format!("{}{framed}-{ext}.o", target.dir_name()));
         asmgen_tests::run(Command::new(tool[0]).args(&tool[1..]).arg(&src).arg("-o").arg(&obj));
         let objcopy = match target {
             t if t == Target::X86_64_LINUX => "objcopy",
@@ -419,15 +502,15 @@ fn every_target_assembles_and_the_jit_agrees() {
             _ => continue,
         };
         let image = match target.arch {
-            asmgen::Arch::X86_64 => asmgen::lower::lower(&[&x86_64(target.abi)]),
-            asmgen::Arch::Aarch64 => asmgen::lower::lower(&[&aarch64(target.abi)]),
-            asmgen::Arch::Riscv64 => asmgen::lower::lower(&[&riscv64()]),
+            asmgen::Arch::X86_64 => asmgen::lower::lower(&[&x86_64_with(target.abi, locals)]),
+            asmgen::Arch::Aarch64 => asmgen::lower::lower(&[&aarch64_with(target.abi, locals)]),
+            asmgen::Arch::Riscv64 => asmgen::lower::lower(&[&riscv64_with(locals)]),
         }
         .unwrap();
         if !asmgen_tests::have_all(&[objcopy], "the JIT comparison") {
             continue;
         }
-        let bin = dir.join(format!("{}.bin", target.dir_name()));
+        let bin = dir.join(format!("{}{framed}.bin", target.dir_name()));
         let section = format!(".text.{NAME}");
         asmgen_tests::run(Command::new(objcopy).args(["-O", "binary", "-j", &section]).arg(&obj).arg(&bin));
         let text = std::fs::read(&bin).unwrap();
@@ -455,32 +538,35 @@ fn the_jit_kernel_receives_and_returns_natively() {
         i32,
         *mut u32,
     ) -> i32;
-    let image = asmgen::lower::lower(&[&x86_64(Abi::SysV)]).unwrap();
-    assert_eq!(image.symbols[0].offset, 0);
-    let exec = asmgen_tests::semantics::Exec::new(&image.bytes);
-    // SAFETY: the kernel has this signature, writes only out[0..13] and keeps the ABI (tests/abi.rs's rules).
-    let f: Sig = unsafe { std::mem::transmute(exec.at(0)) };
-    let mut call = Call::new();
-    let a = call.args();
-    // SAFETY: `a` points at `call`'s buffers, alive over the call.
-    let ret = unsafe {
-        f(
-            a[0] as *const u32,
-            a[1] as u32,
-            a[2] as *mut u64,
-            a[3] as i32,
-            a[4],
-            a[5] as usize,
-            a[6] as i32,
-            a[7] as *const u8,
-            a[8] as u32,
-            a[9] as i32,
-            a[10],
-            a[11] as i32,
-            a[12] as *mut u32,
-        )
-    };
-    call.check("the JIT's x86_64 System V code", ret as u32 as u64, false);
+    // Without a frame, and with the frames the stack parameters' loads reach past.
+    for locals in LOCALS {
+        let image = asmgen::lower::lower(&[&x86_64_with(Abi::SysV, locals)]).unwrap();
+        assert_eq!(image.symbols[0].offset, 0);
+        let exec = asmgen_tests::semantics::Exec::new(&image.bytes);
+        // SAFETY: the kernel has this signature, writes only out[0..13] and keeps the ABI (tests/abi.rs's rules).
+        let f: Sig = unsafe { std::mem::transmute(exec.at(0)) };
+        let mut call = Call::new();
+        let a = call.args();
+        // SAFETY: `a` points at `call`'s buffers, alive over the call.
+        let ret = unsafe {
+            f(
+                a[0] as *const u32,
+                a[1] as u32,
+                a[2] as *mut u64,
+                a[3] as i32,
+                a[4],
+                a[5] as usize,
+                a[6] as i32,
+                a[7] as *const u8,
+                a[8] as u32,
+                a[9] as i32,
+                a[10],
+                a[11] as i32,
+                a[12] as *mut u32,
+            )
+        };
+        call.check(&format!("the JIT's x86_64 System V code, frame {locals:?}"), ret as u32 as u64, false);
+    }
 }
 
 /// A C program, compiled with the generated header and linked with the listing, calls the kernel: natively on
