@@ -55,7 +55,7 @@ const _: () = assert!(
 );
 
 impl Drop for Sm4Gcm {
-    /// Every byte of the object zeroised (as [`wipe_on_drop!`] does) field by field: the round keys with their
+    /// Every byte of the object zeroised (as `wipe_on_drop!` does) field by field: the round keys with their
     /// padding (the kernel table written back for the drop glue), the fused kernels (the payload of a `None`
     /// carries what its stack slot held); the GHASH key wipes itself.
     fn drop(&mut self) {
