@@ -752,7 +752,7 @@ impl InstructionSet for Aarch64 {
         }
         // Registers in their class fit their 5-bit fields (`gen/tests/operand_errors.rs` holds every entry to
         // that): only immediates go through the fields.
-        super::fixed::check_fields(&OPS[op as usize], operands, |o| match o {
+        super::check_fixed_fields(&OPS[op as usize], operands, |o| match o {
             Operand::Imm(i) => Some(*i),
             _ => None,
         })

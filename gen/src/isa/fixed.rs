@@ -317,26 +317,6 @@ impl std::fmt::Display for FieldError {
     }
 }
 
-/// The builder's check of a fixed-width entry's operands ([`super::InstructionSet::check_operands`]): their
-/// values (`value`; `None` for a label, or an operand the ISA checks otherwise) through the entry's fields;
-/// an error names the operand where the field's map gives no range of its own.
-#[inline]
-pub fn check_fields<F, O>(
-    info: &super::OpInfo<F, Encoding>,
-    operands: &[O],
-    value: impl Fn(&O) -> Option<i64>,
-) -> Result<(), String> {
-    let Some(enc) = info.encoding else { return Ok(()) };
-    let mut values = [None; 4];
-    for (v, o) in values.iter_mut().zip(operands) {
-        *v = value(o);
-    }
-    enc.check(&values[..operands.len().min(4)]).map_err(|(i, e)| match e {
-        FieldError::Range(e) => e.to_string(),
-        FieldError::Bits { .. } => format!("operand {}: {e}", info.operands.get(i as usize).unwrap_or(&"?")),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

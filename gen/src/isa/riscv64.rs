@@ -619,7 +619,7 @@ impl InstructionSet for Riscv64 {
         // Registers in their class fit their 5-bit fields, a checked vector type its 10 or 11 bits
         // (`gen/tests/operand_errors.rs` holds every entry to that): only immediates and memory offsets go
         // through the fields.
-        super::fixed::check_fields(&OPS[op as usize], operands, |o| match o {
+        super::check_fixed_fields(&OPS[op as usize], operands, |o| match o {
             Operand::Imm(_) | Operand::Mem(_) => Self::operand_value(o),
             _ => None,
         })
