@@ -255,8 +255,11 @@ impl Drop for Levels {
 
 /// Levels shared by the clones of a key, counted by hand (so that a key that is never cloned allocates
 /// nothing for them).
+/// Every byte of it is initialised, as of [`Levels`] (explicit padding before the 16-byte aligned levels).
+#[repr(C)]
 struct Shared {
     refs: AtomicUsize,
+    padding: [u8; 8],
     levels: Levels,
 }
 
@@ -277,6 +280,7 @@ pub(crate) struct HashKey {
 const _: () = {
     assert!(std::mem::size_of::<Levels>() == BASE_BYTES + 16);
     assert!(std::mem::size_of::<HashKey>() == 32 + std::mem::size_of::<Levels>());
+    assert!(std::mem::size_of::<Shared>() == 16 + std::mem::size_of::<Levels>());
 };
 
 impl Clone for HashKey {
@@ -332,7 +336,8 @@ impl HashKey {
         if !s.is_null() {
             return s;
         }
-        let new = Box::into_raw(Box::new(Shared { refs: AtomicUsize::new(1), levels: self.own.copy() }));
+        let new =
+            Box::into_raw(Box::new(Shared { refs: AtomicUsize::new(1), padding: [0; 8], levels: self.own.copy() }));
         match self.shared.compare_exchange(std::ptr::null_mut(), new, Ordering::AcqRel, Ordering::Acquire) {
             Ok(_) => new,
             Err(theirs) => {
