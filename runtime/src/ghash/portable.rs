@@ -73,18 +73,30 @@ fn store(p: *mut u8, v: u128, reflected: bool) {
     unsafe { core::ptr::write_unaligned(p as *mut [u8; 16], b) }
 }
 
-fn init(table: *mut u8, h: *const u8, reflected: bool) {
-    let mut h1 = load(h, reflected);
+/// H^1 in the table's form: the POLYVAL key as it is, or GHASH's converted (RFC 8452, appendix A).
+fn first(h: *const u8, reflected: bool) -> u128 {
+    let h1 = load(h, reflected);
     if reflected {
-        h1 = mul_x(h1);
+        mul_x(h1)
+    } else {
+        h1
     }
+}
+
+/// The Karatsuba half-sum of `p` (its two 64-bit halves xored) in both halves, as the table holds it.
+fn half_sum(p: u128) -> u128 {
+    let k = (p as u64) ^ ((p >> 64) as u64);
+    (u128::from(k) << 64) | u128::from(k)
+}
+
+fn init(table: *mut u8, h: *const u8, reflected: bool) {
+    let h1 = first(h, reflected);
     let mut p = h1;
     for i in 0..8 {
         // SAFETY: the table is 2048 bytes (this backend fills the common first 256).
         unsafe {
             store(table.add(16 * i), p, false);
-            let k = (p as u64) ^ ((p >> 64) as u64);
-            store(table.add(128 + 16 * i), (u128::from(k) << 64) | u128::from(k), false);
+            store(table.add(128 + 16 * i), half_sum(p), false);
         }
         p = mul(p, h1);
     }
@@ -93,13 +105,9 @@ fn init(table: *mut u8, h: *const u8, reflected: bool) {
 /// H^1 and its Karatsuba half-sum, in the table's form, at `table[0..16]` and `table[128..144]`: what every
 /// backend's update reads for a single block (a fresh key's first one-block message needs no more).
 pub(crate) fn first_power(table: &mut [u8; 144], h: &[u8; 16], reflected: bool) {
-    let mut h1 = load(h.as_ptr(), reflected);
-    if reflected {
-        h1 = mul_x(h1);
-    }
-    let k = (h1 as u64) ^ ((h1 >> 64) as u64);
+    let h1 = first(h.as_ptr(), reflected);
     table[..16].copy_from_slice(&h1.to_le_bytes());
-    table[128..].copy_from_slice(&((u128::from(k) << 64) | u128::from(k)).to_le_bytes());
+    table[128..].copy_from_slice(&half_sum(h1).to_le_bytes());
 }
 
 fn update(state: *mut u8, table: *const u8, data: *const u8, nblocks: usize, reflected: bool) {
