@@ -55,6 +55,27 @@ pub fn rc_xts_ieee(k1: &[u8; 16], k2: &[u8; 16], tweak: &[u8; 16], data: &[u8], 
     out
 }
 
+/// SM4's key schedule (GB/T 32907), written from the standard for the tests: the encryption round keys, then the decryption ones, as the
+/// kernels store them (32 little-endian words each).
+pub fn sm4_round_keys(key: &[u8; 16]) -> [[u8; 128]; 2] {
+    use asmgen_kernels::sm4::{CK, FK, SBOX};
+    let mut k = [0u32; 36];
+    for i in 0..4 {
+        k[i] = u32::from_be_bytes(key[4 * i..4 * i + 4].try_into().unwrap()) ^ FK[i];
+    }
+    for i in 0..32 {
+        let x = k[i + 1] ^ k[i + 2] ^ k[i + 3] ^ CK[i];
+        let s = u32::from_be_bytes(x.to_be_bytes().map(|b| SBOX[b as usize]));
+        k[i + 4] = k[i] ^ s ^ s.rotate_left(13) ^ s.rotate_left(23);
+    }
+    let mut rk = [[0u8; 128]; 2];
+    for i in 0..32 {
+        rk[0][4 * i..4 * i + 4].copy_from_slice(&k[4 + i].to_le_bytes());
+        rk[1][4 * i..4 * i + 4].copy_from_slice(&k[35 - i].to_le_bytes());
+    }
+    rk
+}
+
 /// Decodes exactly 16 bytes of hex.
 pub fn hex16(s: &str) -> [u8; 16] {
     hex(s).try_into().expect("16 bytes")

@@ -499,27 +499,6 @@ fn cipher_traits_match_rustcrypto() {
     assert_eq!(buf, rc_ctr(&key, &iv, &data));
 }
 
-/// SM4's key schedule (GB/T 32907), written here: the encryption round keys, then the decryption ones, as the
-/// kernels store them (32 little-endian words each).
-fn ref_round_keys(key: &[u8; 16]) -> [[u8; 128]; 2] {
-    use asmgen_kernels::sm4::{CK, FK, SBOX};
-    let mut k = [0u32; 36];
-    for i in 0..4 {
-        k[i] = u32::from_be_bytes(key[4 * i..4 * i + 4].try_into().unwrap()) ^ FK[i];
-    }
-    for i in 0..32 {
-        let x = k[i + 1] ^ k[i + 2] ^ k[i + 3] ^ CK[i];
-        let s = u32::from_be_bytes(x.to_be_bytes().map(|b| SBOX[b as usize]));
-        k[i + 4] = k[i] ^ s ^ s.rotate_left(13) ^ s.rotate_left(23);
-    }
-    let mut rk = [[0u8; 128]; 2];
-    for i in 0..32 {
-        rk[0][4 * i..4 * i + 4].copy_from_slice(&k[4 + i].to_le_bytes());
-        rk[1][4 * i..4 * i + 4].copy_from_slice(&k[35 - i].to_le_bytes());
-    }
-    rk
-}
-
 /// Every set's key schedule this CPU runs (the linked listings' and the process JIT's), called directly: both
 /// schedules equal the reference's, byte for byte, for GB/T 32907's key and 200 random ones; the kernel writes
 /// nothing beyond its 128-byte outputs.
@@ -527,8 +506,8 @@ fn ref_round_keys(key: &[u8; 16]) -> [[u8; 128]; 2] {
 fn every_key_schedule_matches_the_reference() {
     use asmgen_tests::kernel_calls::{listing_kernels, process_jit_kernels};
     let example = hex16("0123456789abcdeffedcba9876543210");
-    assert_eq!(ref_round_keys(&example)[0][..4], 0xf12186f9u32.to_le_bytes());
-    assert_eq!(ref_round_keys(&example)[0][124..], 0x9124a012u32.to_le_bytes());
+    assert_eq!(asmgen_tests::sm4_round_keys(&example)[0][..4], 0xf12186f9u32.to_le_bytes());
+    assert_eq!(asmgen_tests::sm4_round_keys(&example)[0][124..], 0x9124a012u32.to_le_bytes());
     let mut kernels = listing_kernels().0;
     if let Ok(jit) = asmgen_runtime::jit::Jit::process() {
         kernels.extend(process_jit_kernels(jit));
@@ -546,7 +525,7 @@ fn every_key_schedule_matches_the_reference() {
             unsafe { f(enc.get().as_mut_ptr(), dec.get().as_mut_ptr(), kb.get().as_ptr()) };
             enc.check_guards();
             dec.check_guards();
-            let want = ref_round_keys(&key);
+            let want = asmgen_tests::sm4_round_keys(&key);
             assert_eq!(enc.get(), &want[0][..], "{} {}: rk_enc of {key:02x?}", k.set, k.name);
             assert_eq!(dec.get(), &want[1][..], "{} {}: rk_dec of {key:02x?}", k.set, k.name);
         }

@@ -13,7 +13,6 @@
 //!
 //! The recording allocator is this test binary's global allocator; keep other tests out of this file.
 
-use asmgen_kernels::sm4::{CK, FK, SBOX};
 use asmgen_runtime::{Ghash, Polyval, Sm4, Sm4CbcMac, Sm4Ccm, Sm4Cmac, Sm4Gcm, Sm4Xcbc, Sm4Xts};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -86,18 +85,7 @@ static ALLOCATOR: Recorder = Recorder;
 /// SM4's key schedule (GB/T 32907): the encryption round keys, then the decryption ones, each as the kernels
 /// store them (32 little-endian words).
 fn round_keys(key: &[u8; 16]) -> Vec<u8> {
-    let mut k = [0u32; 36];
-    for i in 0..4 {
-        k[i] = u32::from_be_bytes(key[4 * i..4 * i + 4].try_into().unwrap()) ^ FK[i];
-    }
-    for i in 0..32 {
-        let x = k[i + 1] ^ k[i + 2] ^ k[i + 3] ^ CK[i];
-        let s = u32::from_be_bytes(x.to_be_bytes().map(|b| SBOX[b as usize]));
-        k[i + 4] = k[i] ^ s ^ s.rotate_left(13) ^ s.rotate_left(23);
-    }
-    let enc = k[4..].iter().flat_map(|w| w.to_le_bytes());
-    let dec = k[4..].iter().rev().flat_map(|w| w.to_le_bytes());
-    enc.chain(dec).collect()
+    asmgen_tests::sm4_round_keys(key).concat()
 }
 
 /// One SM4 block encryption (RustCrypto's `sm4`).
