@@ -27,6 +27,7 @@ pub mod builder;
 pub mod emit;
 pub mod error;
 pub mod feature;
+pub mod generate;
 pub mod hash;
 pub mod ir;
 pub mod isa;
@@ -41,7 +42,10 @@ pub mod syntax;
 pub mod target;
 
 pub use builder::{Builder, GenError, StackFrame};
+pub use emit::c_header::SizeMacro;
+pub use emit::gas::Visibility;
 pub use feature::{Feature, FeatureSet};
+pub use generate::{GeneratedFile, Generator, ListingSpec};
 pub use ir::{CType, Function, Listing};
 pub use isa::InstructionSet;
 pub use label::Label;
