@@ -50,7 +50,7 @@ type Build<I> = Box<dyn Fn(Abi) -> Result<Vec<Function<I>>, GenError>>;
 ///     .x86_64(|abi| {
 ///         let mut b = Builder::<X86_64>::new("demo_zero", abi, &[]);
 ///         let out = b.param("out", CType::U64Ptr);
-///         b.xor(RAX, RAX).mov(asmgen::isa::x86_64::mem(out, 0), RAX);
+///         b.mov(RAX, 0).mov(asmgen::isa::x86_64::mem(out, 0), RAX);
 ///         Ok(vec![b.finish()?])
 ///     })
 ///     .size("OUT_BYTES", 8, "Bytes demo_zero writes.");

@@ -36,6 +36,7 @@
 //! ```
 
 pub mod aarch64;
+#[doc(hidden)]
 pub mod fixed;
 pub mod riscv64;
 pub mod x86_64;
