@@ -5,6 +5,9 @@
 //! * none: a call of one block runs the update against a 144-byte table on the stack holding H^1 and its
 //!   half-sum, computed in a few instructions ([`portable::first_power`]) and wiped after the call. Every set's
 //!   update reads only those two entries for one block.
+//! * the first call of 2..=[`SMALL_BLOCKS`] blocks, where the set has an `init_small` (x86_64): H^1..H^4 and
+//!   their half-sums on the stack, 128 bytes, wiped after the call (every x86_64 update reads nothing else for
+//!   that many blocks); a second such call fills the common part instead.
 //! * the common part: H^1..H^8 and their half-sums (256 bytes, inside the key), from the set's `init_base`
 //!   (the x86_64 ymm and zmm sets: the xmm set's init) or its `init` (the other sets fill nothing more). Those
 //!   sets' updates read nothing else; the ymm and zmm sets' read nothing else for fewer than
@@ -36,6 +39,11 @@ const _: () = assert!(BASE_BYTES == asmgen_kernels::ghash::BASE_TABLE_BYTES);
 /// The most blocks one update call of a ymm or zmm set may take when only the common part is filled (from 16
 /// blocks on they read the extension).
 pub(crate) const BASE_UPDATE_BLOCKS: usize = 15;
+/// The most blocks an update reads only H^1..H^4 (and their half-sums) for, in the sets with an `init_small`.
+pub(crate) const SMALL_BLOCKS: usize = 4;
+#[cfg(any(feature = "jit", feature = "interp"))]
+const _: () = assert!(SMALL_BLOCKS == asmgen_kernels::ghash::SMALL_BLOCKS);
+
 /// From this many blocks in one call, a ymm or zmm set's key gets its whole table: below it, the table's
 /// setup costs more than the wide loops save (a 1 KiB call).
 pub(crate) const WHOLE_TABLE_BLOCKS: usize = 64;
@@ -160,7 +168,9 @@ struct Levels {
     /// The whole table (null until filled), owned.
     whole: AtomicPtr<KeyTable>,
     base_state: AtomicU8,
-    padding: [u8; 7],
+    /// Whether a call already used H^1..H^4 on the stack (the next one fills the common part).
+    small_used: AtomicU8,
+    padding: [u8; 6],
 }
 
 // SAFETY: `base` is written only by the caller that moved `base_state` from EMPTY to FILLING, and read only
@@ -176,7 +186,8 @@ impl Levels {
             base: UnsafeCell::new(BaseTable([0; BASE_BYTES / 16])),
             whole: AtomicPtr::new(std::ptr::null_mut()),
             base_state: AtomicU8::new(EMPTY),
-            padding: [0; 7],
+            small_used: AtomicU8::new(0),
+            padding: [0; 6],
         }
     }
 
@@ -195,6 +206,16 @@ impl Levels {
             }
             _ => None,
         }
+    }
+
+    /// Whether this is the first call to ask for H^1..H^4 alone (later ones fill the common part). A hint, not
+    /// a lock: two threads racing may both get `true`, and each computes its own.
+    fn first_small(&self) -> bool {
+        let first = self.small_used.load(Ordering::Relaxed) == 0;
+        if first {
+            self.small_used.store(1, Ordering::Relaxed);
+        }
+        first
     }
 
     fn base_filled(&self) -> bool {
@@ -407,6 +428,21 @@ impl HashKey {
             call(one.0.as_ptr(), data);
             one.0[..16].zeroize();
             one.0[128..].zeroize();
+        } else if let Some(init_small) = self
+            .kernels
+            .init_small
+            .filter(|_| n <= SMALL_BLOCKS && !self.levels().base_filled() && self.levels().first_small())
+        {
+            // Only the words init_small writes are read, and only they are wiped.
+            let mut small = std::mem::MaybeUninit::<BaseTable>::uninit();
+            let words = small.as_mut_ptr().cast::<u128>();
+            // SAFETY: 256 writable bytes, of which init_small writes 0..64 and 128..192; a 16-byte key.
+            unsafe { init_small(words.cast(), self.h.as_ptr()) };
+            call(words.cast_const().cast(), data);
+            for i in [0, 1, 2, 3, 8, 9, 10, 11] {
+                // SAFETY: a word within the local table, no longer read.
+                unsafe { std::ptr::write_volatile(words.add(i), 0) };
+            }
         } else if self.kernels.init_base.is_none() {
             self.with_base(|table| call(table, data));
         } else {
