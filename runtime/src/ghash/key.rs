@@ -8,20 +8,22 @@
 //! * the first call of 2..=[`SMALL_BLOCKS`] blocks, where the set has an `init_small` (x86_64): H^1..H^4 and
 //!   their half-sums on the stack, 128 bytes, wiped after the call (every x86_64 update reads nothing else for
 //!   that many blocks); a second such call fills the common part instead.
-//! * the common part: H^1..H^8 and their half-sums (256 bytes, inside the key), from the set's `init_base`
+//! * the common part: H^1..H^8 and their half-sums (256 bytes on the heap), from the set's `init_base`
 //!   (the x86_64 ymm and zmm sets: the xmm set's init) or its `init` (the other sets fill nothing more). Those
 //!   sets' updates read nothing else; the ymm and zmm sets' read nothing else for fewer than
 //!   [`BASE_UPDATE_BLOCKS`] + 1 blocks, so longer calls go in runs of that many.
 //! * the whole table (the ymm and zmm sets only): 2 KiB on the heap, from the set's `init`, made when a call
 //!   brings [`WHOLE_TABLE_BLOCKS`] or more blocks (or a fixed-size kernel needs it).
 //!
-//! A key that is never cloned allocates nothing but the whole table; its first clone copies the levels it has
-//! into a counted, shared copy (no key material computed again) that every clone uses from then on.
+//! Each level's table comes from the thread's spare table of its size (wiped when the last key gave it back),
+//! so a new key per message allocates nothing, and the key itself is 64 bytes to move. Its first clone copies
+//! the levels it has into a counted, shared copy (no key material computed again) that every clone uses from
+//! then on.
 
 use super::dispatch::{HashKernels, InitFn, UpdateFn};
 use super::portable;
 use std::alloc::{alloc, alloc_zeroed, dealloc, handle_alloc_error, Layout};
-use std::cell::{Cell, UnsafeCell};
+use std::cell::Cell;
 use std::sync::atomic::{AtomicPtr, AtomicU8, AtomicUsize, Ordering};
 use zeroize::Zeroize;
 
@@ -48,21 +50,22 @@ const _: () = assert!(SMALL_BLOCKS == asmgen_kernels::ghash::SMALL_BLOCKS);
 /// setup costs more than the wide loops save (a 1 KiB call).
 pub(crate) const WHOLE_TABLE_BLOCKS: usize = 64;
 
-/// A key table (16-byte words, 16-byte aligned) on the heap behind a raw pointer: made by [`KeyTable::filled`]
-/// or [`KeyTable::copied`], wiped and given back by [`KeyTable::free`].
-#[repr(C, align(16))]
-pub(crate) struct KeyTable([u128; TABLE_BYTES / 16]);
+/// A key table of either level on the heap behind a raw pointer, from this thread's spare of its size (or a
+/// new zeroed allocation): made by [`Table::filled`] or [`Table::copied`], wiped and given back by
+/// [`Table::free`]. A new key per message then allocates nothing.
+trait Table: Sized + 'static {
+    /// This thread's spare table of this size (wiped), if it has one.
+    fn spare() -> &'static std::thread::LocalKey<Spare<Self>>;
 
-impl KeyTable {
-    /// A table on the heap filled by `init`: this thread's spare table if it has one (wiped when it was
-    /// given back), else a new zeroed one (the zmm set's init leaves part of it unwritten); allocated in place,
-    /// not built on the stack and moved.
-    fn filled(init: InitFn, h: &[u8; 16]) -> *mut KeyTable {
-        let spare = SPARE.try_with(|s| s.0.replace(std::ptr::null_mut())).unwrap_or(std::ptr::null_mut());
+    /// A table filled by `init`: the spare if the thread has one (wiped when it was given back), else a new
+    /// zeroed one (the zmm set's init leaves part of the whole table unwritten); allocated in place, not
+    /// built on the stack and moved.
+    fn filled(init: InitFn, h: &[u8; 16]) -> *mut Self {
+        let spare = Self::spare().try_with(|s| s.0.replace(std::ptr::null_mut())).unwrap_or(std::ptr::null_mut());
         let p = if spare.is_null() {
-            let layout = Layout::new::<KeyTable>();
+            let layout = Layout::new::<Self>();
             // SAFETY: a layout of non-zero size.
-            let p = unsafe { alloc_zeroed(layout) }.cast::<KeyTable>();
+            let p = unsafe { alloc_zeroed(layout) }.cast::<Self>();
             if p.is_null() {
                 handle_alloc_error(layout);
             }
@@ -70,20 +73,26 @@ impl KeyTable {
         } else {
             spare
         };
-        // SAFETY: the table has the 2048 bytes and `h` the 16 bytes the kernels' contract asks for.
+        // SAFETY: the table has the bytes `init` writes (the base-only inits 256, the others 2048) and `h` the
+        // 16 bytes the kernels' contract asks for.
         unsafe { init(p.cast(), h.as_ptr()) };
         p
     }
 
-    /// Wipes a table from [`KeyTable::filled`] or [`KeyTable::copied`] and keeps it as this thread's spare, or
-    /// frees it where the thread has one already.
+    /// Wipes a table from [`Table::filled`] or [`Table::copied`] and keeps it as this thread's spare, or frees
+    /// it where the thread has one already.
     ///
     /// # Safety
     /// `p` is such a table, given back once, and nobody reads it any more.
-    unsafe fn free(p: *mut KeyTable) {
-        // SAFETY: a whole table, ours alone.
-        unsafe { KeyTable::wipe(p) };
-        let kept = SPARE
+    unsafe fn free(p: *mut Self) {
+        // One `memset` (the widest stores the CPU has), kept by `black_box`: the table is freed or kept unread,
+        // so a plain store would be dead to the optimiser. (2 KiB in 16-byte volatile stores cost a fresh 8 KiB
+        // message 5%.)
+        // SAFETY: a whole table, ours alone; all-zero words are a valid table.
+        unsafe { std::ptr::write_bytes(p, 0, 1) };
+        std::hint::black_box(p);
+        std::sync::atomic::compiler_fence(Ordering::SeqCst);
+        let kept = Self::spare()
             .try_with(|s| {
                 let empty = s.0.get().is_null();
                 if empty {
@@ -93,29 +102,16 @@ impl KeyTable {
             })
             .unwrap_or(false);
         if !kept {
-            // SAFETY: allocated by the global allocator with `KeyTable`'s layout.
-            unsafe { dealloc(p.cast(), Layout::new::<KeyTable>()) };
+            // SAFETY: allocated by the global allocator with `Self`'s layout.
+            unsafe { dealloc(p.cast(), Layout::new::<Self>()) };
         }
     }
 
-    /// Zeroes the table at `p` with one `memset` (the widest stores the CPU has), kept by `black_box`: the
-    /// table is freed or kept unread, so a plain store would be dead to the optimiser. (2 KiB in 16-byte
-    /// volatile stores cost a fresh 8 KiB message 5%.)
-    ///
-    /// # Safety
-    /// `p` is a whole table, not read or written by anyone else.
-    unsafe fn wipe(p: *mut KeyTable) {
-        // SAFETY: the caller's contract; all-zero words are a valid table.
-        unsafe { std::ptr::write_bytes(p, 0, 1) };
-        std::hint::black_box(p);
-        std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::SeqCst);
-    }
-
     /// A copy of the table at `p` on the heap.
-    fn copied(p: *const KeyTable) -> *mut KeyTable {
-        let layout = Layout::new::<KeyTable>();
+    fn copied(p: *const Self) -> *mut Self {
+        let layout = Layout::new::<Self>();
         // SAFETY: a layout of non-zero size.
-        let q = unsafe { alloc(layout) }.cast::<KeyTable>();
+        let q = unsafe { alloc(layout) }.cast::<Self>();
         if q.is_null() {
             handle_alloc_error(layout);
         }
@@ -125,26 +121,11 @@ impl KeyTable {
     }
 }
 
-/// A thread's spare key table: the last whole table given back, wiped, for the next fresh key to fill (a new
-/// key per message then allocates nothing). Freed when the thread ends.
-struct Spare(Cell<*mut KeyTable>);
+/// The whole key table (16-byte words, 16-byte aligned).
+#[repr(C, align(16))]
+pub(crate) struct KeyTable([u128; TABLE_BYTES / 16]);
 
-impl Drop for Spare {
-    fn drop(&mut self) {
-        let p = self.0.get();
-        if !p.is_null() {
-            // SAFETY: a wiped table with `KeyTable`'s layout, owned by this slot alone.
-            unsafe { dealloc(p.cast(), Layout::new::<KeyTable>()) };
-        }
-    }
-}
-
-thread_local! {
-    static SPARE: Spare = const { Spare(Cell::new(std::ptr::null_mut())) };
-}
-
-/// The common part of a table: H^1..H^8 and their half-sums.
-#[derive(Clone, Copy)]
+/// The common part of the table: H^1..H^8 and their half-sums.
 #[repr(C, align(16))]
 struct BaseTable([u128; BASE_BYTES / 16]);
 
@@ -153,59 +134,109 @@ struct BaseTable([u128; BASE_BYTES / 16]);
 #[repr(C, align(16))]
 struct FirstPower([u8; 144]);
 
-/// [`Levels::base_state`]: nothing yet, being filled by one caller, filled.
-const EMPTY: u8 = 0;
-const FILLING: u8 = 1;
-const FILLED: u8 = 2;
-
-/// The levels of one key's table beyond H^1: the common part (inline) and the whole table (on the heap).
-/// Each is filled once; a caller that finds the common part being filled by another thread fills a copy of
-/// its own on the stack rather than wait. Every byte is initialised (`repr(C)`, explicit padding, sizes
-/// checked below), so that an owner copied or freed whole carries no stale bytes.
-#[repr(C)]
-struct Levels {
-    base: UnsafeCell<BaseTable>,
-    /// The whole table (null until filled), owned.
-    whole: AtomicPtr<KeyTable>,
-    base_state: AtomicU8,
-    /// Whether a call already used H^1..H^4 on the stack (the next one fills the common part).
-    small_used: AtomicU8,
-    padding: [u8; 6],
+thread_local! {
+    static SPARE: Spare<KeyTable> = const { Spare(Cell::new(std::ptr::null_mut())) };
+    static SPARE_BASE: Spare<BaseTable> = const { Spare(Cell::new(std::ptr::null_mut())) };
 }
 
-// SAFETY: `base` is written only by the caller that moved `base_state` from EMPTY to FILLING, and read only
-// after a load of FILLED (release/acquire); `whole` is an atomic pointer to an owned table, written once.
-unsafe impl Sync for Levels {}
-// SAFETY: as above; the fields are owned data.
-unsafe impl Send for Levels {}
+impl Table for KeyTable {
+    fn spare() -> &'static std::thread::LocalKey<Spare<Self>> {
+        &SPARE
+    }
+}
 
-impl Levels {
-    #[inline]
-    fn new() -> Levels {
-        Levels {
-            base: UnsafeCell::new(BaseTable([0; BASE_BYTES / 16])),
-            whole: AtomicPtr::new(std::ptr::null_mut()),
-            base_state: AtomicU8::new(EMPTY),
-            small_used: AtomicU8::new(0),
-            padding: [0; 6],
+impl Table for BaseTable {
+    fn spare() -> &'static std::thread::LocalKey<Spare<Self>> {
+        &SPARE_BASE
+    }
+}
+
+/// A thread's spare table of one size: the last one given back, wiped, for the next fresh key to fill. Freed
+/// when the thread ends.
+struct Spare<T>(Cell<*mut T>);
+
+impl<T> Drop for Spare<T> {
+    fn drop(&mut self) {
+        let p = self.0.get();
+        if !p.is_null() {
+            // SAFETY: a wiped table with `T`'s layout, owned by this slot alone.
+            unsafe { dealloc(p.cast(), Layout::new::<T>()) };
+        }
+    }
+}
+
+/// One level of a key's table on the heap: null until filled, then owned. Filled once: two threads racing each
+/// fill one, and the loser's is wiped and given back.
+struct Level<T: Table>(AtomicPtr<T>);
+
+impl<T: Table> Level<T> {
+    const fn new() -> Level<T> {
+        Level(AtomicPtr::new(std::ptr::null_mut()))
+    }
+
+    /// The table, filled by `init` now if it was not.
+    fn get(&self, init: InitFn, h: &[u8; 16]) -> *const u8 {
+        let p = self.0.load(Ordering::Acquire);
+        if !p.is_null() {
+            return p.cast_const().cast();
+        }
+        let new = T::filled(init, h);
+        match self.0.compare_exchange(std::ptr::null_mut(), new, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) => new.cast_const().cast(),
+            Err(theirs) => {
+                // SAFETY: `new` was never shared.
+                unsafe { T::free(new) };
+                theirs.cast_const().cast()
+            }
         }
     }
 
-    /// The common part: filled already, or now by this caller with `init`; `None` while another thread fills
-    /// it.
-    fn base(&self, init: InitFn, h: &[u8; 16]) -> Option<*const u8> {
-        let p = self.base.get().cast_const().cast::<u8>();
-        match self.base_state.load(Ordering::Acquire) {
-            FILLED => Some(p),
-            EMPTY if self.base_state.compare_exchange(EMPTY, FILLING, Ordering::Acquire, Ordering::Relaxed).is_ok() => {
-                // SAFETY: this caller alone moved the state to FILLING, so it is the only writer and nobody
-                // reads until FILLED; the base-only inits write the 256 bytes and nothing else.
-                unsafe { init(self.base.get().cast(), h.as_ptr()) };
-                self.base_state.store(FILLED, Ordering::Release);
-                Some(p)
-            }
-            _ => None,
+    /// [`Level::get`] through `&mut`: no other thread sees the level, so plain loads and stores.
+    fn get_mut(&mut self, init: InitFn, h: &[u8; 16]) -> *const u8 {
+        let p = self.0.get_mut();
+        if p.is_null() {
+            *p = T::filled(init, h);
         }
+        p.cast_const().cast()
+    }
+
+    fn filled(&self) -> bool {
+        !self.0.load(Ordering::Acquire).is_null()
+    }
+
+    /// A level holding a copy of this one's table, if filled.
+    fn copy(&self) -> Level<T> {
+        let p = self.0.load(Ordering::Acquire);
+        Level(AtomicPtr::new(if p.is_null() { p } else { T::copied(p) }))
+    }
+}
+
+impl<T: Table> Drop for Level<T> {
+    fn drop(&mut self) {
+        let p = *self.0.get_mut();
+        if !p.is_null() {
+            // SAFETY: owned, given back once, and nobody else holds the level.
+            unsafe { T::free(p) };
+        }
+    }
+}
+
+/// The levels of one key's table beyond H^1: the common part and the whole table, each on the heap (from the
+/// thread's spare of its size), so that a key is small to move. Every byte is initialised (`repr(C)`,
+/// explicit padding), so that an owner copied whole carries no stale bytes.
+#[repr(C)]
+struct Levels {
+    base: Level<BaseTable>,
+    whole: Level<KeyTable>,
+    /// Whether a call already used H^1..H^4 on the stack (the next one fills the common part).
+    small_used: AtomicU8,
+    padding: [u8; 7],
+}
+
+impl Levels {
+    #[inline]
+    const fn new() -> Levels {
+        Levels { base: Level::new(), whole: Level::new(), small_used: AtomicU8::new(0), padding: [0; 7] }
     }
 
     /// Whether this is the first call to ask for H^1..H^4 alone (later ones fill the common part). A hint, not
@@ -218,77 +249,23 @@ impl Levels {
         first
     }
 
-    fn base_filled(&self) -> bool {
-        self.base_state.load(Ordering::Acquire) == FILLED
-    }
-
-    /// The whole table, filled by `init` now if it was not (two threads racing each fill one; the loser's is
-    /// wiped and freed).
-    fn whole(&self, init: InitFn, h: &[u8; 16]) -> *const u8 {
-        let p = self.whole.load(Ordering::Acquire);
-        if !p.is_null() {
-            return p.cast_const().cast();
-        }
-        let new = KeyTable::filled(init, h);
-        match self.whole.compare_exchange(std::ptr::null_mut(), new, Ordering::AcqRel, Ordering::Acquire) {
-            Ok(_) => new.cast_const().cast(),
-            Err(theirs) => {
-                // SAFETY: `new` was never shared.
-                unsafe { KeyTable::free(new) };
-                theirs.cast_const().cast()
-            }
-        }
-    }
-
-    fn whole_filled(&self) -> bool {
-        !self.whole.load(Ordering::Acquire).is_null()
-    }
-
     /// Levels holding copies of what `self` has filled (no key material computed again).
     fn copy(&self) -> Levels {
-        let l = Levels::new();
-        if self.base_filled() {
-            // SAFETY: filled, so only read from now on; `l` is not shared yet.
-            unsafe { *l.base.get() = *self.base.get() };
-            l.base_state.store(FILLED, Ordering::Relaxed);
-        }
-        let w = self.whole.load(Ordering::Acquire);
-        if !w.is_null() {
-            l.whole.store(KeyTable::copied(w), Ordering::Relaxed);
-        }
-        l
-    }
-}
-
-impl Drop for Levels {
-    fn drop(&mut self) {
-        if *self.base_state.get_mut() != EMPTY {
-            // SAFETY: called from `drop` (no other reference); all-zero words are a valid table.
-            unsafe { crate::wipe_object(self.base.get_mut()) };
-        }
-        let w = *self.whole.get_mut();
-        if !w.is_null() {
-            // SAFETY: owned, freed once, and nobody else holds the levels.
-            unsafe { KeyTable::free(w) };
-        }
+        Levels { base: self.base.copy(), whole: self.whole.copy(), small_used: AtomicU8::new(0), padding: [0; 7] }
     }
 }
 
 /// Levels shared by the clones of a key, counted by hand (so that a key that is never cloned allocates
 /// nothing for them).
-/// Every byte of it is initialised, as of [`Levels`] (explicit padding before the 16-byte aligned levels).
-#[repr(C)]
 struct Shared {
     refs: AtomicUsize,
-    padding: [u8; 8],
     levels: Levels,
 }
 
 /// A GHASH or POLYVAL key on one backend, its table filled level by level as updates need it (see the module
-/// doc). A key that is never cloned keeps its levels inline (the whole table, if a message needs it, on the
-/// heap). The first clone moves them to a shared, counted copy that every clone then uses, so keying once and
-/// cloning per message computes nothing per clone. Every byte of it is initialised (an owner that wipes
-/// itself whole and writes the key back copies no stale bytes).
+/// doc). A key that is never cloned has its own levels. The first clone moves them to a shared, counted copy
+/// that every clone then uses, so keying once and cloning per message computes nothing per clone. Every byte
+/// is initialised (explicit padding to 64 bytes, which its owners' layouts rely on).
 #[repr(C)]
 pub(crate) struct HashKey {
     kernels: &'static HashKernels,
@@ -296,12 +273,13 @@ pub(crate) struct HashKey {
     /// The shared levels once the key was cloned (null before).
     shared: AtomicPtr<Shared>,
     own: Levels,
+    padding: [u8; 8],
 }
 
+// Small to move: a key is moved whole wherever its owner is (`finalize(self)` copies it).
 const _: () = {
-    assert!(std::mem::size_of::<Levels>() == BASE_BYTES + 16);
-    assert!(std::mem::size_of::<HashKey>() == 32 + std::mem::size_of::<Levels>());
-    assert!(std::mem::size_of::<Shared>() == 16 + std::mem::size_of::<Levels>());
+    assert!(std::mem::size_of::<Levels>() == 24);
+    assert!(std::mem::size_of::<HashKey>() == 64);
 };
 
 impl Clone for HashKey {
@@ -309,7 +287,7 @@ impl Clone for HashKey {
         let s = self.share();
         // SAFETY: `s` lives while `self` holds a count; the new key takes one more.
         unsafe { (*s).refs.fetch_add(1, Ordering::Relaxed) };
-        HashKey { kernels: self.kernels, h: self.h, shared: AtomicPtr::new(s), own: Levels::new() }
+        HashKey { kernels: self.kernels, h: self.h, shared: AtomicPtr::new(s), own: Levels::new(), padding: [0; 8] }
     }
 }
 
@@ -332,7 +310,7 @@ impl HashKey {
     /// `h` on `kernels`; computes and allocates nothing.
     #[inline]
     pub(crate) fn new(kernels: &'static HashKernels, h: &[u8; 16]) -> HashKey {
-        HashKey { kernels, h: *h, shared: AtomicPtr::new(std::ptr::null_mut()), own: Levels::new() }
+        HashKey { kernels, h: *h, shared: AtomicPtr::new(std::ptr::null_mut()), own: Levels::new(), padding: [0; 8] }
     }
 
     /// The backend.
@@ -357,8 +335,7 @@ impl HashKey {
         if !s.is_null() {
             return s;
         }
-        let new =
-            Box::into_raw(Box::new(Shared { refs: AtomicUsize::new(1), padding: [0; 8], levels: self.own.copy() }));
+        let new = Box::into_raw(Box::new(Shared { refs: AtomicUsize::new(1), levels: self.own.copy() }));
         match self.shared.compare_exchange(std::ptr::null_mut(), new, Ordering::AcqRel, Ordering::Acquire) {
             Ok(_) => new,
             Err(theirs) => {
@@ -400,28 +377,24 @@ impl HashKey {
 /// How a call reaches a key's levels: through a shared reference (atomics: another thread may fill them too)
 /// or, for a key never cloned, through `&mut` (plain loads and stores).
 trait Fill {
-    /// The common part, filled now with `init` if it was not; `None` while another thread fills it.
-    fn base(&mut self, init: InitFn, h: &[u8; 16]) -> Option<*const u8>;
+    /// The common part, filled now with `init` if it was not.
+    fn base(&mut self, init: InitFn, h: &[u8; 16]) -> *const u8;
     /// The whole table, filled now with `init` if it was not.
     fn whole(&mut self, init: InitFn, h: &[u8; 16]) -> *const u8;
-    fn base_filled(&self) -> bool;
-    fn whole_filled(&self) -> bool;
+    fn levels(&self) -> &Levels;
     /// Whether this is the first call to ask for H^1..H^4 alone.
     fn first_small(&mut self) -> bool;
 }
 
 impl Fill for &Levels {
-    fn base(&mut self, init: InitFn, h: &[u8; 16]) -> Option<*const u8> {
-        Levels::base(self, init, h)
+    fn base(&mut self, init: InitFn, h: &[u8; 16]) -> *const u8 {
+        self.base.get(init, h)
     }
     fn whole(&mut self, init: InitFn, h: &[u8; 16]) -> *const u8 {
-        Levels::whole(self, init, h)
+        self.whole.get(init, h)
     }
-    fn base_filled(&self) -> bool {
-        Levels::base_filled(self)
-    }
-    fn whole_filled(&self) -> bool {
-        Levels::whole_filled(self)
+    fn levels(&self) -> &Levels {
+        self
     }
     fn first_small(&mut self) -> bool {
         Levels::first_small(self)
@@ -429,27 +402,14 @@ impl Fill for &Levels {
 }
 
 impl Fill for &mut Levels {
-    fn base(&mut self, init: InitFn, h: &[u8; 16]) -> Option<*const u8> {
-        if *self.base_state.get_mut() != FILLED {
-            // SAFETY: `&mut`: nobody else reads or writes the levels; the base-only inits write the 256 bytes
-            // and nothing else.
-            unsafe { init(self.base.get_mut().0.as_mut_ptr().cast(), h.as_ptr()) };
-            *self.base_state.get_mut() = FILLED;
-        }
-        Some(self.base.get_mut().0.as_ptr().cast())
+    fn base(&mut self, init: InitFn, h: &[u8; 16]) -> *const u8 {
+        self.base.get_mut(init, h)
     }
     fn whole(&mut self, init: InitFn, h: &[u8; 16]) -> *const u8 {
-        let w = self.whole.get_mut();
-        if w.is_null() {
-            *w = KeyTable::filled(init, h);
-        }
-        w.cast_const().cast()
+        self.whole.get_mut(init, h)
     }
-    fn base_filled(&self) -> bool {
-        Levels::base_filled(self)
-    }
-    fn whole_filled(&self) -> bool {
-        Levels::whole_filled(self)
+    fn levels(&self) -> &Levels {
+        self
     }
     fn first_small(&mut self) -> bool {
         std::mem::replace(self.small_used.get_mut(), 1) == 0
@@ -463,17 +423,7 @@ fn with_base_in<R>(
     levels: &mut impl Fill,
     f: impl FnOnce(*const u8) -> R,
 ) -> R {
-    let init_base = kernels.init_base.unwrap_or(kernels.init);
-    if let Some(p) = levels.base(init_base, h) {
-        return f(p);
-    }
-    let mut local = BaseTable([0; BASE_BYTES / 16]);
-    // SAFETY: 256 writable bytes, all a base-only init writes; a 16-byte key.
-    unsafe { init_base(local.0.as_mut_ptr().cast(), h.as_ptr()) };
-    let r = f(local.0.as_ptr().cast());
-    // SAFETY: a local table no longer read; all-zero words are valid.
-    unsafe { crate::wipe_object(&mut local) };
-    r
+    f(levels.base(kernels.init_base.unwrap_or(kernels.init), h))
 }
 
 /// [`HashKey::absorb_with`] on `levels`, the key `h` on `kernels`.
@@ -498,21 +448,22 @@ fn absorb_in(
     }
     // The whole table, for a set with an extension (the common part is all the others have).
     let extended = kernels.init_base.is_some();
-    let whole_filled = if extended { levels.whole_filled() } else { levels.base_filled() };
+    let base_filled = levels.levels().base.filled();
+    let whole_filled = if extended { levels.levels().whole.filled() } else { base_filled };
     if fixed || whole_filled || n >= WHOLE_TABLE_BLOCKS {
         if extended {
             call(levels.whole(kernels.init, h), data);
         } else {
             with_base_in(kernels, h, levels, |table| call(table, data));
         }
-    } else if n == 1 && !levels.base_filled() {
+    } else if n == 1 && !base_filled {
         let mut one = FirstPower([0; 144]);
         portable::first_power(&mut one.0, h, kernels.reflected);
         call(one.0.as_ptr(), data);
         one.0[..16].zeroize();
         one.0[128..].zeroize();
     } else if let Some(init_small) =
-        kernels.init_small.filter(|_| n <= SMALL_BLOCKS && !levels.base_filled() && levels.first_small())
+        kernels.init_small.filter(|_| n <= SMALL_BLOCKS && !base_filled && levels.first_small())
     {
         // Only the words init_small writes are read, and only they are wiped.
         let mut small = std::mem::MaybeUninit::<BaseTable>::uninit();
@@ -539,23 +490,38 @@ fn absorb_in(
 mod tests {
     use super::*;
 
-    /// A whole table given back is wiped before it waits as the thread's spare (the zeroize test sees only
-    /// freed blocks, and a spare is not freed).
+    /// A table given back is wiped before it waits as the thread's spare (the zeroize test sees only freed
+    /// blocks, and a spare is not freed): the common part after a message of a few blocks, the whole table
+    /// after a long one, through a shared reference and through `&mut`.
     #[test]
-    fn the_spare_table_is_wiped() {
+    fn the_spare_tables_are_wiped() {
         let kernels = crate::ghash::dispatch::polyval();
-        let key = HashKey::new(kernels, &[0x5a; 16]);
         let mut state = [0u8; 16];
-        key.absorb(&mut state, &[7; 16 * WHOLE_TABLE_BLOCKS]);
-        drop(key);
-        let spare = SPARE.with(|s| s.0.get());
-        if kernels.init_base.is_none() {
-            assert!(spare.is_null(), "{}: no whole table, no spare", kernels.name);
-            return;
+        for exclusive in [false, true] {
+            let mut key = HashKey::new(kernels, &[0x5a; 16]);
+            for blocks in [SMALL_BLOCKS + 1, WHOLE_TABLE_BLOCKS] {
+                let data = vec![7; 16 * blocks];
+                if exclusive {
+                    key.absorb_mut(kernels.update, false, &mut state, &data);
+                } else {
+                    key.absorb(&mut state, &data);
+                }
+            }
+            drop(key);
+            let base = SPARE_BASE.with(|s| s.0.get());
+            assert!(!base.is_null(), "{}: the common part was kept", kernels.name);
+            // SAFETY: the spare is a table nobody else uses (this thread's).
+            let words = unsafe { &(*base).0 };
+            assert!(words.iter().all(|&w| w == 0), "{}: the spare common part holds key material", kernels.name);
+            let whole = SPARE.with(|s| s.0.get());
+            if kernels.init_base.is_none() {
+                assert!(whole.is_null(), "{}: no whole table, no spare", kernels.name);
+                continue;
+            }
+            assert!(!whole.is_null(), "{}: the whole table was kept", kernels.name);
+            // SAFETY: as above.
+            let words = unsafe { &(*whole).0 };
+            assert!(words.iter().all(|&w| w == 0), "{}: the spare table holds key material", kernels.name);
         }
-        assert!(!spare.is_null(), "{}: the whole table was kept", kernels.name);
-        // SAFETY: the spare is a whole table nobody else uses (this thread's).
-        let words = unsafe { &(*spare).0 };
-        assert!(words.iter().all(|&w| w == 0), "{}: the spare table holds key material", kernels.name);
     }
 }
