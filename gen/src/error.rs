@@ -11,6 +11,14 @@ pub struct GenError {
     pub message: String,
 }
 
+impl GenError {
+    /// An error in `function` (or the tool's step where no function is at fault): `message` says what is
+    /// wrong and what was expected.
+    pub fn new(function: impl Into<String>, message: impl Into<String>) -> GenError {
+        GenError { function: function.into(), message: message.into() }
+    }
+}
+
 impl fmt::Display for GenError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.function, self.message)

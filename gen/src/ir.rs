@@ -396,6 +396,27 @@ impl<I: InstructionSet> Function<I> {
         format!("{ret}{}({});", self.name, params.join(", "))
     }
 
+    /// Renames the function to `name`, and with it the labels and constants the builder named after it
+    /// ([`crate::Builder::label`] names them `<function>_<name>`): a symbol prefix applied to the
+    /// description, before any emitter prints it ([`crate::Generator::prefix`]).
+    pub fn rename(&mut self, name: &str) {
+        let old = format!("{}_", self.name);
+        let renamed = |l: &mut Label| {
+            if let Some(rest) = l.name().strip_prefix(&old) {
+                *l = Label::named(&format!("{name}_{rest}"));
+            }
+        };
+        for item in &mut self.body {
+            match item {
+                Item::Label(l) => renamed(l),
+                Item::Inst(inst) => inst.operands.as_mut_slice().iter_mut().filter_map(I::label_mut).for_each(renamed),
+                _ => {}
+            }
+        }
+        self.consts.iter_mut().for_each(|c| renamed(&mut c.label));
+        self.name = name.to_string();
+    }
+
     /// Instructions in the body.
     pub fn insts(&self) -> impl Iterator<Item = &Inst<I>> {
         self.body.iter().filter_map(|i| match i {

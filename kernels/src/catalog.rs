@@ -6,28 +6,20 @@
 
 use crate::{ghash, sm4, Fixed, Kernels, Role};
 use asmgen::emit;
-use asmgen::emit::c_header::{HeaderSpec, RoleDoc, SizeMacro};
+use asmgen::emit::c_header::{RoleDoc, SizeMacro};
 use asmgen::emit::rust::SetTable;
 use asmgen::isa::aarch64::Aarch64;
 use asmgen::isa::riscv64::Riscv64;
 use asmgen::isa::x86_64::X86_64;
-use asmgen::syntax::nasm::LOCAL_LABEL_PREFIX as NASM_LOCAL_LABEL_PREFIX;
-use asmgen::syntax::Directives;
-use asmgen::target::Syntax;
-use asmgen::{Abi, Arch, GenError, Isa, Listing, Target};
+use asmgen::{Abi, Arch, GenError, Generator, Isa, Listing, ListingSpec, Target};
 use std::borrow::Cow;
 
-/// A file under `generated/<target>/`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GeneratedFile {
-    /// Path relative to `generated/`, e.g. `x86_64-linux/ghash.S`.
-    pub path: String,
-    /// Contents.
-    pub contents: String,
-}
+pub use asmgen::GeneratedFile;
 
 const GHASH_TITLE: &str = "GHASH (NIST SP 800-38D) and POLYVAL (RFC 8452), N-block aggregated reduction";
 const SM4_A64_TITLE: &str = "SM4 (GB/T 32907-2016) with the SM4 extension (sm4e, sm4ekey) and with NEON (tbl S-box)";
+const SM4_RV_TITLE: &str =
+    "SM4 (GB/T 32907-2016) with Zksed (sm4ed, sm4ks) and with Zvksed (vsm4k, vsm4r; XTS with Zvkg)";
 const SM4_TITLE: &str =
     "SM4 (GB/T 32907-2016) with AES-NI, VAES or GFNI: key schedule, ECB, CTR, CBC, CFB, CBC-MAC, XTS, GCM, CCM";
 
@@ -63,56 +55,72 @@ impl Naming {
     /// The symbol of a function the kernels name `asmgen_<rest>`: `<prefix>_<rest>`.
     fn symbol(&self, name: &str) -> String {
         match name.strip_prefix(SYMBOL_PREFIX).and_then(|r| r.strip_prefix('_')) {
+            Some(rest) if self.prefix.is_empty() => rest.to_string(),
             Some(rest) => format!("{}_{rest}", self.prefix),
             None => name.to_string(),
         }
     }
-
-    /// A listing's text (`text`, as emitted) with the local labels the kernels named after their `asmgen_`
-    /// function (`.Lasmgen_sm4_ecb_avx_loop`) following the prefix (`.Lmyapp_sm4_ecb_avx_loop`): a label gets
-    /// its function's name when the kernel is built, before [`Naming::rename`] renames the function.
-    /// `local` is the target's local-label prefix (`.L`, `L`, NASM's `.`).
-    fn relabel(&self, text: String, local: &str) -> String {
-        if self.prefix == SYMBOL_PREFIX {
-            return text;
-        }
-        text.replace(&format!("{local}{SYMBOL_PREFIX}_"), &format!("{local}{}_", self.prefix))
-    }
-
-    /// `listings` with their functions renamed.
-    fn rename<I: Isa>(&self, mut listings: Vec<Listing<I>>) -> Vec<Listing<I>> {
-        for f in listings.iter_mut().flat_map(|l| l.functions.iter_mut()) {
-            f.name = self.symbol(&f.name);
-        }
-        listings
-    }
 }
 
-fn render<I: Isa>(
-    target: Target,
-    listings: Vec<(Listing<I>, String)>,
-    sets: &[KernelSet<I>],
-    naming: &Naming,
-) -> Result<Vec<GeneratedFile>, GenError> {
-    let dir = target.dir_name();
-    let mut files = Vec::new();
-    for (l, source) in &listings {
-        let contents = emit::gas::listing_with(target, l, source, naming.visibility)?;
-        let contents = naming.relabel(contents, Directives::of(target.format).local_label_prefix);
-        files.push(GeneratedFile { path: format!("{dir}/{}.S", l.name), contents });
+/// The kernels' functions without the `asmgen_` their builders name them with (labels too): the generator
+/// applies the prefix.
+fn unprefixed<I: Isa>(mut functions: Vec<asmgen::Function<I>>) -> Vec<asmgen::Function<I>> {
+    for f in &mut functions {
+        if let Some(rest) = f.name.strip_prefix(SYMBOL_PREFIX).and_then(|r| r.strip_prefix('_')) {
+            let rest = rest.to_string();
+            f.rename(&rest);
+        }
     }
-    let ls: Vec<Listing<I>> = listings.into_iter().map(|(l, _)| l).collect();
+    functions
+}
+
+/// The kernel sets of `target` as its header and `mod.rs` list them, their symbols named as `naming` says.
+fn set_tables(target: Target, naming: &Naming) -> Result<Vec<SetTable>, GenError> {
     let abi = target.abi;
-    let mut tables = sets.iter().map(|s| s.table(abi)).collect::<Result<Vec<_>, _>>()?;
+    let mut tables = match target.arch {
+        Arch::X86_64 => X86_64_SETS.iter().map(|s| s.table(abi)).collect::<Result<Vec<_>, _>>()?,
+        Arch::Aarch64 => AARCH64_SETS.iter().map(|s| s.table(abi)).collect::<Result<Vec<_>, _>>()?,
+        Arch::Riscv64 => RISCV64_SETS.iter().map(|s| s.table(abi)).collect::<Result<Vec<_>, _>>()?,
+    };
     for (_, sym) in tables.iter_mut().flat_map(|t| t.kernels.iter_mut()) {
         *sym = naming.symbol(sym);
     }
-    files.extend(c_headers(target, &ls, &tables, &naming.prefix));
-    files.push(GeneratedFile {
-        path: format!("{dir}/mod.rs"),
-        contents: emit::rust::declarations(target, &ls, &tables),
-    });
-    Ok(files)
+    Ok(tables)
+}
+
+/// The generator of every listing of the catalog, writing under `out` (`generated/`) with `naming`: `cargo
+/// xtask gen` and `check` run it, `gen --out` too, with a consumer's naming. The files are those of
+/// [`Target::GENERATED`].
+pub fn generator(out: impl Into<std::path::PathBuf>, naming: &Naming) -> Generator {
+    let rules = crate::role::C_RULES;
+    let listing = |name: &str, title: &str, sizes: &[SizeMacro]| {
+        let mut l = ListingSpec::new(name, title).source(&format!("kernels/src/{name}/{{arch}}.rs")).doc(rules);
+        for arch in [Arch::X86_64, Arch::Aarch64, Arch::Riscv64] {
+            l = l.note(arch, c_notes(arch));
+        }
+        sizes.iter().fold(l, |l, m| l.size(&m.name, m.value, &m.doc))
+    };
+    let ghash = listing("ghash", GHASH_TITLE, GHASH_SIZES)
+        .x86_64(|abi| Ok(unprefixed(ghash_x86_64(abi)?.functions)))
+        .aarch64(|abi| Ok(unprefixed(ghash_listing(&[&AARCH64_SETS[0]], abi)?.functions)))
+        .riscv64(|abi| Ok(unprefixed(ghash_riscv64(abi)?.functions)));
+    let sm4 = listing("sm4", SM4_TITLE, SM4_SIZES)
+        .title_on(Arch::Aarch64, SM4_A64_TITLE)
+        .title_on(Arch::Riscv64, SM4_RV_TITLE)
+        .x86_64(|abi| Ok(unprefixed(sm4::x86_64::functions(abi)?)))
+        .aarch64(|abi| Ok(unprefixed(sm4::aarch64::functions(abi)?)))
+        .riscv64(|abi| Ok(unprefixed(sm4::riscv64::functions(abi)?)));
+    let roles: Vec<RoleDoc> = Role::all().map(|r| RoleDoc { name: r.name(), doc: r.c_doc() }).collect();
+    let tables_naming = naming.clone();
+    Generator::new(out)
+        .targets(&Target::GENERATED)
+        .prefix(&naming.prefix)
+        .visibility(naming.visibility)
+        .regenerate_command(emit::gas::REGEN_COMMAND)
+        .check_command(emit::gas::CHECK_COMMAND)
+        .listing(ghash)
+        .listing(sm4)
+        .kernel_sets(roles, move |target| set_tables(target, &tables_naming))
 }
 
 /// The symbol prefix of every listing function (`asmgen_sm4_ecb_avx`), without its `_`: the C headers' file
@@ -121,41 +129,37 @@ pub const SYMBOL_PREFIX: &str = "asmgen";
 
 /// The size macros of the GHASH listing's header (`ASMGEN_GHASH_<name>`).
 const GHASH_SIZES: &[SizeMacro] = &[
-    SizeMacro { name: "BLOCK_BYTES", value: 16, doc: "Bytes of a block of data; nblocks counts these." },
-    SizeMacro { name: "KEY_BYTES", value: 16, doc: "Bytes of the hash key h that init reads." },
-    SizeMacro { name: "STATE_BYTES", value: 16, doc: "Bytes of the running state that update reads and updates." },
-    SizeMacro {
-        name: "KEY_TABLE_BYTES",
-        value: ghash::KEY_TABLE_BYTES,
-        doc: "Bytes of the key table that init writes and update reads.",
-    },
+    SizeMacro::new("BLOCK_BYTES", 16, "Bytes of a block of data; nblocks counts these."),
+    SizeMacro::new("KEY_BYTES", 16, "Bytes of the hash key h that init reads."),
+    SizeMacro::new("STATE_BYTES", 16, "Bytes of the running state that update reads and updates."),
+    SizeMacro::new(
+        "KEY_TABLE_BYTES",
+        ghash::KEY_TABLE_BYTES,
+        "Bytes of the key table that init writes and update reads.",
+    ),
 ];
 
 /// The size macros of the SM4 listing's header (`ASMGEN_SM4_<name>`).
 const SM4_SIZES: &[SizeMacro] = &[
-    SizeMacro {
-        name: "BLOCK_BYTES",
-        value: 16,
-        doc: "Bytes of a block; nblocks counts these. IVs, counters, tweaks, MACs too.",
-    },
-    SizeMacro { name: "KEY_BYTES", value: 16, doc: "Bytes of the key that expand_key reads." },
-    SizeMacro {
-        name: "ROUND_KEYS_BYTES",
-        value: 128,
-        doc: "Bytes of one key schedule (rk_enc or rk_dec): 32 little-endian uint32_t round keys.",
-    },
-    SizeMacro {
-        name: "GCM_STATE_BYTES",
-        value: 32,
-        doc: "Bytes of gcm_enc's and gcm_dec's state: the counter block, then the GHASH state.",
-    },
-    SizeMacro {
-        name: "GCM_HTABLE_BYTES",
-        value: ghash::KEY_TABLE_BYTES,
-        doc: "Bytes of gcm_enc's and gcm_dec's htable: the GHASH listing's key table.",
-    },
-    SizeMacro { name: "CCM_CTR_BYTES", value: 16, doc: "Bytes of the counter that ccm_enc and ccm_dec update." },
-    SizeMacro { name: "CCM_MAC_BYTES", value: 16, doc: "Bytes of the CBC-MAC that ccm_enc and ccm_dec update." },
+    SizeMacro::new("BLOCK_BYTES", 16, "Bytes of a block; nblocks counts these. IVs, counters, tweaks, MACs too."),
+    SizeMacro::new("KEY_BYTES", 16, "Bytes of the key that expand_key reads."),
+    SizeMacro::new(
+        "ROUND_KEYS_BYTES",
+        128,
+        "Bytes of one key schedule (rk_enc or rk_dec): 32 little-endian uint32_t round keys.",
+    ),
+    SizeMacro::new(
+        "GCM_STATE_BYTES",
+        32,
+        "Bytes of gcm_enc's and gcm_dec's state: the counter block, then the GHASH state.",
+    ),
+    SizeMacro::new(
+        "GCM_HTABLE_BYTES",
+        ghash::KEY_TABLE_BYTES,
+        "Bytes of gcm_enc's and gcm_dec's htable: the GHASH listing's key table.",
+    ),
+    SizeMacro::new("CCM_CTR_BYTES", 16, "Bytes of the counter that ccm_enc and ccm_dec update."),
+    SizeMacro::new("CCM_MAC_BYTES", 16, "Bytes of the CBC-MAC that ccm_enc and ccm_dec update."),
 ];
 
 /// What each architecture's headers add to the roles' contracts: alignment and the feature names.
@@ -180,38 +184,22 @@ fn c_notes(arch: Arch) -> &'static str {
     }
 }
 
-/// The C header of each listing (`<dir>/asmgen_<listing>.h`), from the roles' contracts and the set tables.
-fn c_headers<I: Isa>(target: Target, listings: &[Listing<I>], tables: &[SetTable], prefix: &str) -> Vec<GeneratedFile> {
-    let roles: Vec<RoleDoc> = Role::all().map(|r| RoleDoc { name: r.name(), doc: r.c_doc() }).collect();
-    let mut files = Vec::new();
-    for l in listings {
-        let sizes = if l.name == "ghash" { GHASH_SIZES } else { SM4_SIZES };
-        let spec = HeaderSpec {
-            prefix,
-            sizes,
-            rules: crate::role::C_RULES,
-            notes: c_notes(target.arch),
-            roles: &roles,
-            sets: tables,
-        };
-        let name = emit::c_header::file_name(prefix, &l.name);
-        let contents = emit::c_header::header(target, l, &spec);
-        files.push(GeneratedFile { path: format!("{}/{name}", target.dir_name()), contents });
-    }
-    files
+/// The x86_64 GHASH/POLYVAL functions: the xmm kernels first, then the ymm ones, then the zmm ones (listing
+/// order; the sets are best first).
+fn ghash_x86_64(abi: Abi) -> Result<Listing<X86_64>, GenError> {
+    ghash_listing(&[&X86_64_SETS[2], &X86_64_SETS[1], &X86_64_SETS[0]], abi)
 }
 
-/// The kernel source a listing is generated from: `kernels/src/<listing>/<arch>.rs`.
-fn source(listing: &str, arch: &str) -> String {
-    format!("kernels/src/{listing}/{arch}.rs")
+/// The riscv64 GHASH/POLYVAL functions: the scalar kernels first, then the vector ones.
+fn ghash_riscv64(abi: Abi) -> Result<Listing<Riscv64>, GenError> {
+    ghash_listing(&[&RISCV64_SETS[1], &RISCV64_SETS[0]], abi)
 }
 
 /// The x86_64 listings.
 pub fn x86_64(target: Target) -> Result<Vec<Listing<X86_64>>, GenError> {
     let abi = target.abi;
     Ok(vec![
-        // The xmm kernels first, then the ymm ones, then the zmm ones (listing order; the sets are best first).
-        ghash_listing(&[&X86_64_SETS[2], &X86_64_SETS[1], &X86_64_SETS[0]], abi)?,
+        ghash_x86_64(abi)?,
         Listing { name: "sm4".into(), title: SM4_TITLE.into(), functions: sm4::x86_64::functions(abi)? },
     ])
 }
@@ -228,19 +216,10 @@ pub fn aarch64(target: Target) -> Result<Vec<Listing<Aarch64>>, GenError> {
 /// The riscv64 listings.
 pub fn riscv64(target: Target) -> Result<Vec<Listing<Riscv64>>, GenError> {
     let abi = target.abi;
-    // The scalar kernels first, then the vector ones (listing order; the sets are best first).
-    let ghash = ghash_listing(&[&RISCV64_SETS[1], &RISCV64_SETS[0]], abi)?;
-    let sm4_title = "SM4 (GB/T 32907-2016) with Zksed (sm4ed, sm4ks) and with Zvksed (vsm4k, vsm4r; XTS with Zvkg)";
-    Ok(vec![ghash, Listing { name: "sm4".into(), title: sm4_title.into(), functions: sm4::riscv64::functions(abi)? }])
-}
-
-fn with_sources<I: Isa>(ls: Vec<Listing<I>>, arch: &str) -> Vec<(Listing<I>, String)> {
-    ls.into_iter()
-        .map(|l| {
-            let s = source(&l.name, arch);
-            (l, s)
-        })
-        .collect()
+    Ok(vec![
+        ghash_riscv64(abi)?,
+        Listing { name: "sm4".into(), title: SM4_RV_TITLE.into(), functions: sm4::riscv64::functions(abi)? },
+    ])
 }
 
 /// Every file under `generated/` for `target`.
@@ -251,27 +230,7 @@ pub fn generate(target: Target) -> Result<Vec<GeneratedFile>, GenError> {
 /// The files of `target` named and exported as `naming` says (the checked-in ones with
 /// [`Naming::CHECKED_IN`]).
 pub fn generate_with(target: Target, naming: &Naming) -> Result<Vec<GeneratedFile>, GenError> {
-    let n = naming;
-    if target.syntax == Syntax::Nasm {
-        return nasm(target, n);
-    }
-    match target.arch {
-        Arch::X86_64 => render(target, with_sources(n.rename(x86_64(target)?), "x86_64"), X86_64_SETS, n),
-        Arch::Aarch64 => render(target, with_sources(n.rename(aarch64(target)?), "aarch64"), AARCH64_SETS, n),
-        Arch::Riscv64 => render(target, with_sources(n.rename(riscv64(target)?), "riscv64"), RISCV64_SETS, n),
-    }
-}
-
-/// A NASM flavour's listings (x86_64 only), beside the GNU as ones of the same folder, which holds the set
-/// table.
-fn nasm(target: Target, naming: &Naming) -> Result<Vec<GeneratedFile>, GenError> {
-    let mut files = Vec::new();
-    for (l, source) in with_sources(naming.rename(x86_64(target)?), "x86_64") {
-        let path = format!("{}/{}.{}", target.dir_name(), l.name, target.syntax.extension());
-        let contents = naming.relabel(emit::nasm::listing(target, &l, &source)?, NASM_LOCAL_LABEL_PREFIX);
-        files.push(GeneratedFile { path, contents });
-    }
-    Ok(files)
+    generator("generated", naming).files_for(target)
 }
 
 /// The ISA report of every function for `target`.
@@ -530,11 +489,7 @@ pub const RISCV64_SETS: &[KernelSet<Riscv64>] = &[
 
 /// Every generated file of every target in [`Target::GENERATED`].
 pub fn generate_all() -> Result<Vec<GeneratedFile>, GenError> {
-    let mut v = Vec::new();
-    for t in Target::GENERATED {
-        v.extend(generate(t)?);
-    }
-    Ok(v)
+    generator("generated", &Naming::CHECKED_IN).files()
 }
 
 #[cfg(test)]

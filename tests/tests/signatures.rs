@@ -218,7 +218,8 @@ const PROTOTYPE: &str = "int asmgen_sig_test(const uint32_t *key, uint32_t x, ui
                          uint32_t *a12);";
 
 fn header_of<I: asmgen::Isa>(target: Target, l: &Listing<I>) -> String {
-    let spec = HeaderSpec { prefix: "asmgen", sizes: &[], rules: "Test.", notes: "", roles: &[], sets: &[] };
+    let origin = asmgen::emit::Origin::project("tests/tests/signatures.rs");
+    let spec = HeaderSpec { prefix: "asmgen", origin, sizes: &[], rules: "Test.", notes: "", roles: &[], sets: &[] };
     c_header::header(target, l, &spec)
 }
 
@@ -229,7 +230,7 @@ fn signatures_print_in_prototypes_listings_headers_and_rust() {
     let l = listing(f);
     let text = emit::listing(Target::X86_64_LINUX, &l, "tests/tests/signatures.rs").unwrap();
     assert!(text.contains(PROTOTYPE), "the listing's comment block has the prototype");
-    let rust = emit::rust::declarations(Target::X86_64_LINUX, std::slice::from_ref(&l), &[]);
+    let rust = emit::rust::declarations(Target::X86_64_LINUX, std::slice::from_ref(&l), &[], "cargo xtask gen");
     let decl = "pub fn asmgen_sig_test(key: *const u32, x: u32, out: *mut u64, a3: i32, a4: u64, a5: usize, a6: i32, \
                 a7: *const u8, a8: u32, a9: i32, a10: u64, a11: i32, a12: *mut u32) -> i32;";
     assert!(rust.contains(decl), "{rust}");
@@ -238,7 +239,7 @@ fn signatures_print_in_prototypes_listings_headers_and_rust() {
     b.param("p", BytePtr);
     let v = b.finish().unwrap();
     assert_eq!(v.c_prototype(), "void v(uint8_t *p);");
-    let rust = emit::rust::declarations(Target::X86_64_LINUX, &[listing(v)], &[]);
+    let rust = emit::rust::declarations(Target::X86_64_LINUX, &[listing(v)], &[], "cargo xtask gen");
     assert!(rust.contains("pub fn v(p: *mut u8);"), "{rust}");
     // The header has the prototype and compiles as C99 and C++.
     let h = header_of(Target::X86_64_LINUX, &l);

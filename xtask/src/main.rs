@@ -1,8 +1,8 @@
 //! `cargo xtask <task>`: the project's tasks.
 //!
 //! * `gen`: rewrite `generated/` from the kernel descriptions.
-//! * `gen --out DIR [--target T] [--prefix P] [--visibility hidden|default]`: write the listings and C headers
-//!   for a consumer (every target folder, or `T`'s) under `DIR/<target>/`, with the symbol prefix `P` (default
+//! * `gen --out DIR [--target T] [--prefix P] [--visibility hidden|default]`: write the listings, C headers and
+//!   Rust declarations for a consumer (every target folder, or `T`'s) under `DIR/<target>/`, with the symbol prefix `P` (default
 //!   `asmgen`) and the visibility given (default hidden); `generated/` is left alone.
 //! * `check`: regenerate in memory and fail, naming the files, if `generated/` is stale.
 //! * `report [target]`: the ISA report (features, instruction mix, registers) of every function.
@@ -27,7 +27,7 @@ mod model;
 use asmgen::emit::gas::Visibility;
 use asmgen::target::Syntax;
 use asmgen::Target;
-use asmgen_kernels::catalog::{self, GeneratedFile, Naming};
+use asmgen_kernels::catalog::{self, Naming};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -36,48 +36,17 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace").to_path_buf()
 }
 
-fn generated() -> Result<Vec<GeneratedFile>, String> {
-    catalog::generate_all().map_err(|e| format!("generation failed: {e}"))
-}
-
-/// Files under `generated/` that are not produced by the catalog (stale leftovers).
-fn extra_files(dir: &Path, wanted: &BTreeSet<String>) -> Vec<String> {
-    let mut extra = Vec::new();
-    // A folder holds the listings of every syntax of its platform (x86_64-windows: GNU as and NASM).
-    let dirs: BTreeSet<String> = Target::GENERATED.iter().map(|t| t.dir_name()).collect();
-    for d in dirs {
-        let Ok(rd) = std::fs::read_dir(dir.join(&d)) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let rel = format!("{d}/{}", e.file_name().to_string_lossy());
-            if !wanted.contains(&rel) {
-                extra.push(rel);
-            }
-        }
-    }
-    extra.sort();
-    extra
-}
-
+/// `gen`: rewrites `generated/` through the catalog's generator (the same API a user's build calls).
 fn gen() -> Result<(), String> {
-    let dir = root().join("generated");
-    let files = generated()?;
-    let wanted: BTreeSet<String> = files.iter().map(|f| f.path.clone()).collect();
-    for f in &files {
-        let path = dir.join(&f.path);
-        std::fs::create_dir_all(path.parent().unwrap()).map_err(|e| e.to_string())?;
-        let old = std::fs::read_to_string(&path).ok();
-        if old.as_deref() != Some(f.contents.as_str()) {
-            std::fs::write(&path, &f.contents).map_err(|e| format!("{}: {e}", path.display()))?;
-            println!("wrote generated/{}", f.path);
-        }
+    let generator = catalog::generator(root().join("generated"), &Naming::CHECKED_IN);
+    let written = generator.generate().map_err(|e| format!("generation failed: {e}"))?;
+    for f in &written.changed {
+        println!("wrote generated/{f}");
     }
-    for rel in extra_files(&dir, &wanted) {
-        std::fs::remove_file(dir.join(&rel)).map_err(|e| e.to_string())?;
-        println!("removed generated/{rel}");
+    for f in &written.removed {
+        println!("removed generated/{f}");
     }
-    println!("generated/ is up to date ({} files)", files.len());
+    println!("generated/ is up to date ({} files)", written.files);
     Ok(())
 }
 
@@ -97,16 +66,7 @@ fn consumer_args(args: &[String]) -> Result<Consumer, String> {
         match flag.as_str() {
             "--out" => out = Some(PathBuf::from(value)),
             "--target" => target = Some(value.clone()),
-            "--prefix" => {
-                let ident = value
-                    .chars()
-                    .enumerate()
-                    .all(|(i, c)| c == '_' || c.is_ascii_alphabetic() || (i > 0 && c.is_ascii_digit()));
-                if value.is_empty() || !ident {
-                    return Err(format!("--prefix {value:?}: not a C identifier"));
-                }
-                naming.prefix = value.clone().into();
-            }
+            "--prefix" => naming.prefix = value.clone().into(),
             "--visibility" => {
                 naming.visibility = match value.as_str() {
                     "hidden" => Visibility::Hidden,
@@ -120,8 +80,7 @@ fn consumer_args(args: &[String]) -> Result<Consumer, String> {
     Ok(Consumer { out: out.ok_or("gen: options need --out DIR")?, target, naming })
 }
 
-/// `gen --out`: the listings and headers of every target folder (or one) for a consumer, without the runtime's
-/// `mod.rs`.
+/// `gen --out`: the listings, headers and Rust declarations of every target folder (or one) for a consumer.
 fn gen_consumer(args: &[String]) -> Result<(), String> {
     let c = consumer_args(args)?;
     let targets: Vec<Target> =
@@ -134,40 +93,26 @@ fn gen_consumer(args: &[String]) -> Result<(), String> {
             names.into_iter().collect::<Vec<_>>().join(", ")
         ));
     }
-    let mut n = 0;
-    for t in targets {
-        let files = catalog::generate_with(t, &c.naming).map_err(|e| format!("generation failed: {e}"))?;
-        for f in files.iter().filter(|f| !f.path.ends_with("/mod.rs")) {
-            let path = c.out.join(&f.path);
-            std::fs::create_dir_all(path.parent().unwrap()).map_err(|e| e.to_string())?;
-            std::fs::write(&path, &f.contents).map_err(|e| format!("{}: {e}", path.display()))?;
-            n += 1;
-        }
-    }
-    println!("wrote {n} files under {}", c.out.display());
+    let generator = catalog::generator(&c.out, &c.naming).targets(&targets);
+    let written = generator.generate().map_err(|e| format!("generation failed: {e}"))?;
+    println!(
+        "wrote {} files under {} ({} unchanged)",
+        written.changed.len(),
+        c.out.display(),
+        written.files - written.changed.len()
+    );
     Ok(())
 }
 
+/// `check`: fails, naming the files, if `generated/` is not what the kernels generate.
 fn check() -> Result<(), String> {
-    let dir = root().join("generated");
-    let files = generated()?;
-    let wanted: BTreeSet<String> = files.iter().map(|f| f.path.clone()).collect();
-    let mut stale = Vec::new();
-    for f in &files {
-        match std::fs::read_to_string(dir.join(&f.path)) {
-            Ok(s) if s == f.contents => {}
-            Ok(_) => stale.push(format!("generated/{} differs from what the kernels generate", f.path)),
-            Err(_) => stale.push(format!("generated/{} is missing", f.path)),
+    let generator = catalog::generator(root().join("generated"), &Naming::CHECKED_IN);
+    match generator.check() {
+        Ok(n) => {
+            println!("generated/ is fresh ({n} files)");
+            Ok(())
         }
-    }
-    for rel in extra_files(&dir, &wanted) {
-        stale.push(format!("generated/{rel} is not generated by any kernel"));
-    }
-    if stale.is_empty() {
-        println!("generated/ is fresh ({} files)", files.len());
-        Ok(())
-    } else {
-        Err(format!("generated/ is stale; run `cargo xtask gen`:\n  {}", stale.join("\n  ")))
+        Err(stale) => Err(format!("{stale}\nrun `cargo xtask gen`")),
     }
 }
 

@@ -9,9 +9,9 @@
 use crate::abi::ArgLoc;
 use crate::feature::FeatureSet;
 use crate::hash::{FastMap, FastSet};
-mod aarch64;
-mod riscv64;
-mod x86_64;
+pub mod aarch64;
+pub mod riscv64;
+pub mod x86_64;
 
 use crate::ir::{CType, Const, Frame, Function, Inst, Item, Label, Locals, Operands, Param, Signature, StackParam};
 use crate::platform::Isa;
@@ -727,8 +727,8 @@ macro_rules! define_builder_methods {
             $(as $as:ident)? $(=> $enc:expr)? ; )*
     ) => {
         /// One trait per builder method with forms: implemented for the builder once per form, with the
-        /// form's operand kinds as `Kinds` and the argument types as `Args`. Kernels call the builder's method,
-        /// not the trait.
+        /// form's operand kinds as `Kinds` and the argument types as `Args`. Kernels call the builder's method;
+        /// a helper generic over the width names the trait in a `where` clause (see [`crate::forms`]).
         pub mod forms {
             $(
                 #[doc = concat!("The forms of `", stringify!($method), "`.")]

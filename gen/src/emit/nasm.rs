@@ -9,6 +9,7 @@
 //! [`Syntax::Nasm`]: crate::target::Syntax::Nasm
 
 use super::gas::{check_abi, function_header, header, Out};
+use super::Origin;
 use crate::error::GenError;
 use crate::ir::{Cfi, Const, Function, Item, Listing};
 use crate::isa::x86_64::X86_64;
@@ -28,9 +29,14 @@ const FUNCTION_END: &str = ".seh_end";
 
 /// Prints the NASM listing of `listing` for `target` (x86_64, COFF, Win64). `source` names the kernel file.
 pub fn listing(target: Target, listing: &Listing<X86_64>, source: &str) -> Result<String, GenError> {
+    listing_from(target, listing, &Origin::project(source))
+}
+
+/// Prints the NASM listing of `listing` for `target`, its header naming `origin`.
+pub fn listing_from(target: Target, listing: &Listing<X86_64>, origin: &Origin) -> Result<String, GenError> {
     let ctx = nasm::print_ctx();
     let mut o = Out::with_line_comments(nasm::COMMENT);
-    header(&mut o, target, listing, source, "NASM");
+    header(&mut o, target, listing, origin, "NASM");
     o.line("");
     o.directive("default rel");
     let mut unwind = Vec::new();

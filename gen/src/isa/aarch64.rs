@@ -714,6 +714,12 @@ impl InstructionSet for Aarch64 {
             _ => None,
         }
     }
+    fn label_mut(o: &mut Operand) -> Option<&mut Label> {
+        match o {
+            Operand::Label(l) => Some(l),
+            _ => None,
+        }
+    }
     fn print_operand(o: &Operand, ctx: &PrintCtx) -> String {
         match o {
             Operand::X(n) => {

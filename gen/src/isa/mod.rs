@@ -36,6 +36,7 @@
 //! ```
 
 pub mod aarch64;
+#[doc(hidden)]
 pub mod fixed;
 pub mod riscv64;
 pub mod x86_64;
@@ -173,6 +174,8 @@ pub trait InstructionSet: Sized + 'static {
     }
     /// The label an operand refers to, if any.
     fn label(operand: &Self::Operand) -> Option<&Label>;
+    /// The label an operand refers to, to replace it ([`crate::Function::rename`]).
+    fn label_mut(operand: &mut Self::Operand) -> Option<&mut Label>;
     /// Whether dropping `operand` does nothing (it holds no label, nor anything else that owns memory), so that
     /// it may be forgotten instead: the builder, handing an instruction to a sink ([`crate::builder::Sink`]),
     /// skips the drop call per instruction then. False (always drop) unless an ISA says otherwise.

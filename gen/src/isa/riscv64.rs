@@ -581,6 +581,12 @@ impl InstructionSet for Riscv64 {
             _ => None,
         }
     }
+    fn label_mut(o: &mut Operand) -> Option<&mut Label> {
+        match o {
+            Operand::Label(l) => Some(l),
+            _ => None,
+        }
+    }
     fn print_operand(o: &Operand, ctx: &PrintCtx) -> String {
         match o {
             Operand::X(n) => xname(*n),

@@ -732,6 +732,13 @@ impl InstructionSet for X86_64 {
             _ => None,
         }
     }
+    fn label_mut(o: &mut Operand) -> Option<&mut Label> {
+        match o {
+            Operand::Label(l) => Some(l),
+            Operand::Mem(_, m) => m.label.as_mut(),
+            _ => None,
+        }
+    }
     fn print_operand(o: &Operand, ctx: &PrintCtx) -> String {
         match o {
             Operand::Gpr(n) => GPR64.get(*n as usize).map_or_else(|| format!("r{n}"), |r| r.to_string()),
