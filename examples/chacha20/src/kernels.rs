@@ -30,6 +30,7 @@
 //! pointer argument, a constant or the stack frame plus a fixed offset.
 
 use asmgen::isa::aarch64::{self as a64, Aarch64, V, X};
+use asmgen::isa::riscv64::{self as rv, Riscv64};
 use asmgen::isa::x86_64::{mem, regs::*, rip, rip_off, Mem, X86Feature, Xmm, Ymm, X86_64};
 use asmgen::{Abi, Builder, CType, Function, GenError, Label};
 
@@ -38,6 +39,14 @@ pub const SIGMA: [u32; 4] = [0x6170_7865, 0x3320_646e, 0x7962_2d32, 0x6b20_6574]
 
 /// Bytes of a ChaCha20 block.
 pub const BLOCK_BYTES: usize = 64;
+
+/// The kernels' contract, for the C header.
+pub const CONTRACT: &str =
+    "Every function: out = in ^ ChaCha20 key stream for the floor(len / 64) whole blocks of in.\n\
+    The last len % 64 bytes are neither read nor written: the caller encrypts a partial last block\n\
+    itself (the Rust wrapper runs it through a 64-byte buffer). key: eight little-endian words.\n\
+    counter[0]: the first block's counter, wrapping modulo 2^32; counter[1..4]: the nonce.\n\
+    in and out are equal or do not overlap.";
 
 /// The little-endian bytes of `words`.
 fn le_bytes(words: &[u32]) -> Vec<u8> {
@@ -112,12 +121,15 @@ impl Avx2Regs {
         if self.c_in == want {
             return;
         }
-        b.comment(format_args!("Rows {} and {} to the stack, rows {} and {} back.", self.c_in[0], self.c_in[1], want[0], want[1]));
-        for i in 0..2 {
-            b.vmovdqu(work_row(frame, self.c_in[i]), Self::C[i]);
+        b.comment(format_args!(
+            "Rows {} and {} to the stack, rows {} and {} back.",
+            self.c_in[0], self.c_in[1], want[0], want[1]
+        ));
+        for (row, reg) in self.c_in.into_iter().zip(Self::C) {
+            b.vmovdqu(work_row(frame, row), reg);
         }
-        for i in 0..2 {
-            b.vmovdqa(Self::C[i], work_row(frame, want[i]));
+        for (row, reg) in want.into_iter().zip(Self::C) {
+            b.vmovdqa(reg, work_row(frame, row));
         }
         self.c_in = want;
     }
@@ -137,8 +149,18 @@ impl Avx2Consts {
         let twice = |x: [u8; 16]| [x, x].concat();
         Avx2Consts {
             sigma: b.constant("chacha20_sigma", 16, "\"expand 32-byte k\"", &le_bytes(&SIGMA)),
-            lanes: b.constant("chacha20_lanes", 32, "0..7: block j of a batch gets counter + j", &le_bytes(&[0, 1, 2, 3, 4, 5, 6, 7])),
-            eight: b.constant("chacha20_eight", 32, "8 in every dword: the counters of the next batch", &le_bytes(&[8; 8])),
+            lanes: b.constant(
+                "chacha20_lanes",
+                32,
+                "0..7: block j of a batch gets counter + j",
+                &le_bytes(&[0, 1, 2, 3, 4, 5, 6, 7]),
+            ),
+            eight: b.constant(
+                "chacha20_eight",
+                32,
+                "8 in every dword: the counters of the next batch",
+                &le_bytes(&[8; 8]),
+            ),
             rot16: b.constant("chacha20_rot16", 32, "vpshufb: rotate each dword left by 16", &twice(rotate_bytes(2))),
             rot8: b.constant("chacha20_rot8", 32, "vpshufb: rotate each dword left by 8", &twice(rotate_bytes(1))),
         }
@@ -370,9 +392,8 @@ pub const NEON_BLOCKS: usize = 4;
 /// counter and nonce), each row's word broadcast from there with `dup`. v20: the counters of the current
 /// four blocks; v21: four in every lane. v22: the `tbl` control rotating each word left by 8. v23-v26: the
 /// temporaries (four quarter rounds run interleaved). v27-v30: a block of input.
-const ROWS: [V; 16] = [
-    V(0), V(1), V(2), V(3), V(4), V(5), V(6), V(7), V(8), V(9), V(10), V(11), V(12), V(13), V(14), V(15),
-];
+const ROWS: [V; 16] =
+    [V(0), V(1), V(2), V(3), V(4), V(5), V(6), V(7), V(8), V(9), V(10), V(11), V(12), V(13), V(14), V(15)];
 const COMPACT: [V; 4] = [V(16), V(17), V(18), V(19)];
 const COUNTERS: V = V(20);
 const FOUR: V = V(21);
@@ -441,7 +462,8 @@ pub fn chacha20_neon(abi: Abi) -> Result<Function<Aarch64>, GenError> {
     let key = b.param("key", CType::ConstU32Ptr);
     let counter = b.param("counter", CType::ConstU32Ptr);
     let sigma = b.constant("chacha20_sigma", 16, "\"expand 32-byte k\"", &le_bytes(&SIGMA));
-    let lanes = b.constant("chacha20_lanes4", 16, "0..3: block j of a batch gets counter + j", &le_bytes(&[0, 1, 2, 3]));
+    let lanes =
+        b.constant("chacha20_lanes4", 16, "0..3: block j of a batch gets counter + j", &le_bytes(&[0, 1, 2, 3]));
     let four = b.constant("chacha20_four", 16, "4 in every word: the counters of the next batch", &le_bytes(&[4; 4]));
     let rot8 = b.constant("chacha20_rot8_16", 16, "tbl: rotate each word left by 8", &rotate_bytes(1));
     let done = b.label("done");
@@ -508,6 +530,103 @@ pub fn chacha20_neon(abi: Abi) -> Result<Function<Aarch64>, GenError> {
     }
     b.add_4s(COUNTERS, COUNTERS, FOUR);
     b.b(&batch);
+    b.bind(&done);
+    b.finish()
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// riscv64, base ISA: one block per iteration.
+// ---------------------------------------------------------------------------------------------------------
+
+/// The registers of the riscv64 kernel: the sixteen words of one block's state (`s0`-`s11`, which the
+/// prologue saves, and `a5`-`a7`, `t6`).
+const RV_STATE: [rv::X; 16] = {
+    use rv::regs::*;
+    [S0, S1, S2, S3, S4, S5, S6, S7, S8, S9, S10, S11, A5, A6, A7, T6]
+};
+
+/// `chacha20_rv64(out, in, len, key, counter)`: ChaCha20 on the whole blocks of `in`, one at a time, with
+/// the base integer ISA (RV64I).
+///
+/// A register holds a word in its low 32 bits; what is above them is left as it falls (64-bit `add`
+/// carries into it) and never read: stores (`sw`) write the low 32 bits, and a rotation masks the word
+/// before shifting it right.
+pub fn chacha20_rv64(abi: Abi) -> Result<Function<Riscv64>, GenError> {
+    use rv::mem;
+    use rv::regs::*;
+    let mut b = Builder::<Riscv64>::new("chacha20_rv64", abi, &[]);
+    b.doc("ChaCha20 (RFC 8439) with the base integer ISA, one block at a time: out = in ^ key stream, for");
+    b.doc("the floor(len / 64) whole blocks of in; the last len % 64 bytes are left to the caller.");
+    b.doc("counter[0] is the first block's counter (it wraps modulo 2^32), counter[1..4] the nonce.");
+    let out = b.param("out", CType::BytePtr);
+    let inp = b.param("inp", CType::ConstBytePtr);
+    let len = b.param("len", CType::Size);
+    let key = b.param("key", CType::ConstU32Ptr);
+    let counter = b.param("counter", CType::ConstU32Ptr);
+    let sigma = b.constant("chacha20_sigma", 16, "\"expand 32-byte k\"", &le_bytes(&SIGMA));
+    // t0-t2 temporaries, t3 the low-32-bit mask, t4 the round counter, t5 the block counter.
+    let (mask, rounds, block) = (T3, T4, T5);
+    let done = b.label("done");
+    let next = b.label("block");
+    let double_round = b.label("double_round");
+    let x = RV_STATE;
+
+    b.comment("a2: whole blocks left; t5: this block's counter; t3: 0xffffffff.");
+    b.srli(len, len, 6);
+    b.beqz(len, &done);
+    b.lwu(block, mem(counter, 0));
+    b.li(mask, -1);
+    b.srli(mask, mask, 32);
+
+    b.bind(&next);
+    b.comment("The initial state.");
+    b.lla(T0, &sigma);
+    for (i, w) in x.into_iter().enumerate() {
+        let at = 4 * i as i32;
+        match i {
+            0..=3 => b.lwu(w, mem(T0, at)),
+            4..=11 => b.lwu(w, mem(key, at - 16)),
+            12 => b.mv(w, block),
+            _ => b.lwu(w, mem(counter, at - 48)),
+        };
+    }
+    b.li(rounds, 10);
+    b.bind(&double_round);
+    for q in COLUMNS.into_iter().chain(DIAGONALS) {
+        let [a, bb, c, d] = q.map(|r| x[r]);
+        for (s, t, u, r) in [(a, bb, d, 16), (c, d, bb, 12), (a, bb, d, 8), (c, d, bb, 7)] {
+            // s += t; u ^= s; u <<<= r
+            b.add(s, s, t);
+            b.xor(u, u, s);
+            b.and(T0, u, mask);
+            b.srli(T0, T0, 32 - r);
+            b.slli(u, u, r);
+            b.or(u, u, T0);
+        }
+    }
+    b.addi(rounds, rounds, -1);
+    b.bnez(rounds, &double_round);
+
+    b.comment("Add the initial state, xor with the input, store.");
+    b.lla(T0, &sigma);
+    for (i, w) in x.into_iter().enumerate() {
+        let at = 4 * i as i32;
+        match i {
+            0..=3 => b.lwu(T1, mem(T0, at)),
+            4..=11 => b.lwu(T1, mem(key, at - 16)),
+            12 => b.mv(T1, block),
+            _ => b.lwu(T1, mem(counter, at - 48)),
+        };
+        b.add(w, w, T1);
+        b.lwu(T2, mem(inp, at));
+        b.xor(w, w, T2);
+        b.sw(w, mem(out, at));
+    }
+    b.addi(inp, inp, 64);
+    b.addi(out, out, 64);
+    b.addi(block, block, 1);
+    b.addi(len, len, -1);
+    b.bnez(len, &next);
     b.bind(&done);
     b.finish()
 }

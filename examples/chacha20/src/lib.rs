@@ -66,22 +66,66 @@ pub fn chacha20(key: &[u8; 32], nonce: &[u8; 12], counter: u32, input: &[u8], ou
 }
 
 /// [`chacha20`] with the given backend. Panics as [`chacha20`] does, and if the CPU cannot run `backend`.
-pub fn chacha20_with(backend: Backend, key: &[u8; 32], nonce: &[u8; 12], counter: u32, input: &[u8], output: &mut [u8]) {
-    assert_eq!(input.len(), output.len(), "input and output differ in length");
-    let blocks = input.len().div_ceil(BLOCK_BYTES) as u64;
-    assert!(u64::from(counter) + blocks <= 1 << 32, "the message runs the block counter past 2^32 - 1");
+pub fn chacha20_with(
+    backend: Backend,
+    key: &[u8; 32],
+    nonce: &[u8; 12],
+    counter: u32,
+    input: &[u8],
+    output: &mut [u8],
+) {
     assert!(Backend::available().contains(&backend), "this CPU cannot run {backend:?}");
+    whole_blocks_then_tail(key, nonce, counter, input, output, |i, o, k, c| blocks_with(backend, i, o, k, c));
+}
+
+/// A kernel with the listings' contract (`src/kernels.rs`): `out = in ^ key stream` for the `len / 64`
+/// whole blocks, `key` eight words, `counter` the block counter and three nonce words.
+pub type Kernel = unsafe extern "C" fn(out: *mut u8, inp: *const u8, len: usize, key: *const u32, counter: *const u32);
+
+/// [`chacha20`] through `kernel` (one the JIT mapped, for example), which does the whole blocks; a partial
+/// last block goes through a 64-byte buffer. Panics as [`chacha20`] does.
+///
+/// # Safety
+///
+/// `kernel` must have the [`Kernel`] contract and the CPU must run it.
+pub unsafe fn chacha20_with_kernel(
+    kernel: Kernel,
+    key: &[u8; 32],
+    nonce: &[u8; 12],
+    counter: u32,
+    input: &[u8],
+    output: &mut [u8],
+) {
+    whole_blocks_then_tail(key, nonce, counter, input, output, |i, o, k, c| {
+        // SAFETY: the caller vouches for the kernel; it reads i.len() bytes of i, eight key words and four
+        // counter words, and writes o.len() == i.len() bytes of o.
+        unsafe { kernel(o.as_mut_ptr(), i.as_ptr(), i.len(), k.as_ptr(), c.as_ptr()) }
+    });
+}
+
+/// Checks the lengths and the counter, runs `blocks` on the whole blocks, then on a 64-byte buffer holding
+/// the partial last block (the kernels' contract leaves it to the caller).
+fn whole_blocks_then_tail(
+    key: &[u8; 32],
+    nonce: &[u8; 12],
+    counter: u32,
+    input: &[u8],
+    output: &mut [u8],
+    blocks: impl Fn(&[u8], &mut [u8], &[u32; 8], &[u32; 4]),
+) {
+    assert_eq!(input.len(), output.len(), "input and output differ in length");
+    let n = input.len().div_ceil(BLOCK_BYTES) as u64;
+    assert!(u64::from(counter) + n <= 1 << 32, "the message runs the block counter past 2^32 - 1");
     let (k, c) = words(key, nonce, counter);
-    // The kernels encrypt whole blocks; a partial last block goes through a 64-byte buffer.
     let whole = input.len() / BLOCK_BYTES * BLOCK_BYTES;
-    blocks_with(backend, &input[..whole], &mut output[..whole], &k, &c);
+    blocks(&input[..whole], &mut output[..whole], &k, &c);
     let rest = input.len() - whole;
     if rest > 0 {
         let mut buf = [0u8; BLOCK_BYTES];
         buf[..rest].copy_from_slice(&input[whole..]);
         let c = [c[0].wrapping_add((whole / BLOCK_BYTES) as u32), c[1], c[2], c[3]];
         let copy = buf;
-        blocks_with(backend, &copy, &mut buf, &k, &c);
+        blocks(&copy, &mut buf, &k, &c);
         output[whole..].copy_from_slice(&buf[..rest]);
     }
 }
