@@ -2,7 +2,8 @@
 //! perlasm user ports a kernel (see `docs/GUIDE.md`).
 //!
 //! [`chacha20`] picks the fastest code the CPU runs: the AVX2 kernel on x86_64 (eight blocks at a time), the
-//! NEON kernel on aarch64 (four), else a small portable implementation ([`Backend`]). The kernels are
+//! NEON kernel on aarch64 (four), the RV64I kernel on riscv64 (one), else a small portable implementation
+//! ([`Backend`]). The kernels are
 //! described in `src/kernels.rs`; `build.rs` writes their listings for every target and links the host's.
 
 #![warn(missing_docs)]
@@ -23,6 +24,8 @@ pub enum Backend {
     Avx2,
     /// The NEON kernel (aarch64, four blocks at a time).
     Neon,
+    /// The base-ISA kernel (riscv64, RV64I, one block at a time).
+    Rv64,
     /// Portable Rust, one block at a time.
     Portable,
 }
@@ -39,6 +42,8 @@ impl Backend {
         if std::arch::is_aarch64_feature_detected!("neon") {
             v.push(Backend::Neon);
         }
+        #[cfg(all(chacha_asm, target_arch = "riscv64"))]
+        v.push(Backend::Rv64);
         v.push(Backend::Portable);
         v
     }
@@ -144,6 +149,11 @@ fn blocks_with(backend: Backend, input: &[u8], output: &mut [u8], key: &[u32; 8]
         #[cfg(all(chacha_asm, target_arch = "aarch64"))]
         Backend::Neon => unsafe {
             ffi::chacha_chacha20_neon(output.as_mut_ptr(), input.as_ptr(), input.len(), key.as_ptr(), counter.as_ptr())
+        },
+        // SAFETY: as above (the base ISA).
+        #[cfg(all(chacha_asm, target_arch = "riscv64"))]
+        Backend::Rv64 => unsafe {
+            ffi::chacha_chacha20_rv64(output.as_mut_ptr(), input.as_ptr(), input.len(), key.as_ptr(), counter.as_ptr())
         },
         _ => portable::blocks(input, output, key, counter),
     }

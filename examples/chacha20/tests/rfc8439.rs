@@ -72,6 +72,8 @@ fn the_cpu_gets_its_kernel() {
     assert_eq!(best == Backend::Avx2, std::is_x86_feature_detected!("avx2"), "{best:?}");
     #[cfg(target_arch = "aarch64")]
     assert_eq!(best, Backend::Neon);
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    #[cfg(target_arch = "riscv64")]
+    assert_eq!(best, Backend::Rv64);
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "riscv64")))]
     assert_eq!(best, Backend::Portable);
 }
