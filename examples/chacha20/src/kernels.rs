@@ -321,14 +321,14 @@ pub fn chacha20_avx2(abi: Abi) -> Result<Function<X86_64>, GenError> {
     let tail_block = b.label("tail_block");
 
     b.comment("rdx: whole blocks left.");
-    b.shr(RDX, 6);
+    b.shr(len, 6);
     b.jz(&done);
     b.comment("The initial state of the first batch: each word broadcast to a row of eight dwords.");
     for r in 0..16 {
         let word = match r {
             0..=3 => rip_off(&k.sigma, 4 * r as i32),
-            4..=11 => mem(RCX, 4 * (r as i32 - 4)),
-            _ => mem(R8, 4 * (r as i32 - 12)),
+            4..=11 => mem(key, 4 * (r as i32 - 4)),
+            _ => mem(counter, 4 * (r as i32 - 12)),
         };
         b.vpbroadcastd(Ymm(0), word);
         if r == 12 {
@@ -338,34 +338,34 @@ pub fn chacha20_avx2(abi: Abi) -> Result<Function<X86_64>, GenError> {
     }
 
     b.bind(&batch);
-    b.cmp(RDX, AVX2_BLOCKS as i32);
+    b.cmp(len, AVX2_BLOCKS as i32);
     b.jb(&tail);
     avx2_batch(&mut b, &frame, &k, Sink::XorOut);
     b.comment("Next batch: pointers, blocks left, counters.");
-    b.add(RSI, 512);
-    b.add(RDI, 512);
+    b.add(inp, 512);
+    b.add(out, 512);
     b.vmovdqa(Ymm(0), init_row(&frame, 12));
     b.vpaddd(Ymm(0), Ymm(0), rip(&k.eight));
     b.vmovdqu(init_row(&frame, 12), Ymm(0));
-    b.sub(RDX, AVX2_BLOCKS as i32);
+    b.sub(len, AVX2_BLOCKS as i32);
     b.jmp(&batch);
 
     b.bind(&tail);
     b.comment("One to seven blocks left: a batch of key stream into the frame, xored in block by block.");
-    b.test(RDX, RDX);
+    b.test(len, len);
     b.jz(&wipe);
     avx2_batch(&mut b, &frame, &k, Sink::Frame);
     b.lea(RAX, frame.at(KEY_STREAM));
     b.bind(&tail_block);
     for h in [0, 32] {
         b.vmovdqa(Ymm(0), mem(RAX, h));
-        b.vpxor(Ymm(0), Ymm(0), mem(RSI, h));
-        b.vmovdqu(mem(RDI, h), Ymm(0));
+        b.vpxor(Ymm(0), Ymm(0), mem(inp, h));
+        b.vmovdqu(mem(out, h), Ymm(0));
     }
     b.add(RAX, 64);
-    b.add(RSI, 64);
-    b.add(RDI, 64);
-    b.sub(RDX, 1);
+    b.add(inp, 64);
+    b.add(out, 64);
+    b.sub(len, 1);
     b.jnz(&tail_block);
 
     b.bind(&wipe);
