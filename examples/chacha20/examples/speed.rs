@@ -8,7 +8,7 @@ fn main() {
     for len in [64, 512, 16 * 1024] {
         let input = vec![0u8; len];
         let mut output = vec![0u8; len];
-        for backend in Backend::available() {
+        for &backend in Backend::available() {
             // About 256 MiB per measurement, at least 10 runs.
             let runs = (256 << 20) / len;
             let start = Instant::now();

@@ -1,6 +1,7 @@
 //! ChaCha20 (RFC 8439) kernels, written with asmgen's builder.
 //!
-//! Both kernels have OpenSSL's `ChaCha20_ctr32` signature:
+//! Three kernels: AVX2 on x86_64 (eight blocks at a time), NEON on aarch64 (four), the base integer ISA on
+//! riscv64 (one). All have OpenSSL's `ChaCha20_ctr32` signature:
 //!
 //! ```c
 //! void f(uint8_t *out, const uint8_t *in, size_t len, const uint32_t key[8], const uint32_t counter[4]);
@@ -22,9 +23,9 @@
 //! 12 13 14 15     block counter, nonce words 0-2
 //! ```
 //!
-//! Both kernels keep one row of the matrix per vector register, lane `j` of every row belonging to block
-//! `j`: a quarter round on four rows is then the same quarter round on every block at once, and blocks never
-//! meet until the end, where each group of four rows is transposed back into the blocks' byte order.
+//! The vector kernels keep one row of the matrix per vector register, lane `j` of every row belonging to
+//! block `j`: a quarter round on four rows is then the same quarter round on every block at once, and blocks
+//! never meet until the end, where each group of four rows is transposed back into the blocks' byte order.
 //!
 //! Constant time: the only branches depend on `len` (public) and on loop counters; every address is a
 //! pointer argument, a constant or the stack frame plus a fixed offset.

@@ -31,21 +31,24 @@ pub enum Backend {
 }
 
 impl Backend {
-    /// The backends this CPU can run, fastest first ([`Backend::Portable`] is always there).
-    pub fn available() -> Vec<Backend> {
-        let mut v = Vec::new();
-        #[cfg(all(chacha_asm, target_arch = "x86_64"))]
-        if std::is_x86_feature_detected!("avx2") {
-            v.push(Backend::Avx2);
-        }
-        #[cfg(all(chacha_asm, target_arch = "aarch64"))]
-        if std::arch::is_aarch64_feature_detected!("neon") {
-            v.push(Backend::Neon);
-        }
-        #[cfg(all(chacha_asm, target_arch = "riscv64"))]
-        v.push(Backend::Rv64);
-        v.push(Backend::Portable);
-        v
+    /// The backends this CPU can run, fastest first ([`Backend::Portable`] is always there); detected once.
+    pub fn available() -> &'static [Backend] {
+        static AVAILABLE: std::sync::OnceLock<Vec<Backend>> = std::sync::OnceLock::new();
+        AVAILABLE.get_or_init(|| {
+            let mut v = Vec::new();
+            #[cfg(all(chacha_asm, target_arch = "x86_64"))]
+            if std::is_x86_feature_detected!("avx2") {
+                v.push(Backend::Avx2);
+            }
+            #[cfg(all(chacha_asm, target_arch = "aarch64"))]
+            if std::arch::is_aarch64_feature_detected!("neon") {
+                v.push(Backend::Neon);
+            }
+            #[cfg(all(chacha_asm, target_arch = "riscv64"))]
+            v.push(Backend::Rv64);
+            v.push(Backend::Portable);
+            v
+        })
     }
 
     /// The fastest backend this CPU runs.

@@ -12,7 +12,7 @@ fn rfc8439_vectors_through_every_backend() {
     for v in VECTORS {
         let (key, nonce, counter, plain, cipher) = vector(v);
         assert_eq!(reference(&key, &nonce, counter, &plain), cipher, "the reference, vector {}", v.0);
-        for backend in Backend::available() {
+        for &backend in Backend::available() {
             let mut out = vec![0; plain.len()];
             chacha20_with(backend, &key, &nonce, counter, &plain, &mut out);
             assert_eq!(out, cipher, "{backend:?}, vector {}", v.0);
@@ -36,7 +36,7 @@ fn random_messages_match_the_reference() {
         let counter = rng.next() as u32 >> 8;
         let plain = rng.bytes(len);
         let want = reference(&key, &nonce, counter, &plain);
-        for backend in Backend::available() {
+        for &backend in Backend::available() {
             let mut out = vec![0; len];
             chacha20_with(backend, &key, &nonce, counter, &plain, &mut out);
             assert!(out == want, "{backend:?}, {len} bytes, counter {counter}");
@@ -51,7 +51,7 @@ fn the_counter_runs_up_to_its_last_value() {
     let plain: Vec<u8> = (0..2000u32).map(|i| i as u8).collect();
     let counter = u32::MAX - 31;
     let want = reference(&key, &nonce, counter, &plain);
-    for backend in Backend::available() {
+    for &backend in Backend::available() {
         let mut out = vec![0; plain.len()];
         chacha20_with(backend, &key, &nonce, counter, &plain, &mut out);
         assert!(out == want, "{backend:?}");
