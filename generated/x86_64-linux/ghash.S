@@ -16,6 +16,10 @@
  *       requires: PCLMULQDQ, AVX
  *   void asmgen_polyval_update_avx(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
  *       requires: PCLMULQDQ, AVX
+ *   void asmgen_ghash_init_small_avx(uint8_t *table, const uint8_t *h);
+ *       requires: PCLMULQDQ, AVX
+ *   void asmgen_polyval_init_small_avx(uint8_t *table, const uint8_t *h);
+ *       requires: PCLMULQDQ, AVX
  *   void asmgen_ghash_init_vpclmul_avx2(uint8_t *table, const uint8_t *h);
  *       requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ
  *   void asmgen_ghash_update_vpclmul_avx2(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
@@ -714,6 +718,175 @@ asmgen_polyval_update_avx:
 	ret
 	.cfi_endproc
 	.size asmgen_polyval_update_avx, .-asmgen_polyval_update_avx
+	.p2align 5
+
+/*
+ * ----------------------------------------------------------------------------------------------------
+ * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^64, the zmm set H^9..H^32), from h.
+ * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
+ * Montgomery domain: H^i = H^(i-1) * H * x^-128).
+ * Only H^1..H^4 (table bytes 0..63) and their half-sums (128..191): H^2; then H^3, H^4.
+ *
+ * void asmgen_ghash_init_small_avx(uint8_t *table, const uint8_t *h);
+ * Requires: PCLMULQDQ, AVX
+ * ----------------------------------------------------------------------------------------------------
+ */
+	.section .text.asmgen_ghash_init_small_avx,"ax",@progbits
+	.globl asmgen_ghash_init_small_avx
+	.hidden asmgen_ghash_init_small_avx
+	.type asmgen_ghash_init_small_avx, @function
+	.p2align 5
+asmgen_ghash_init_small_avx:
+	.cfi_startproc
+	endbr64     	# indirect-branch landing pad (CET IBT)
+	vmovdqu     xmm4, xmmword ptr [rsi]
+	/* GHASH key in POLYVAL form: mulX_POLYVAL(ByteReverse(H)) (RFC 8452, appendix A). */
+	vpshufb     xmm4, xmm4, xmmword ptr [rip + .Lconst_byte_reverse]
+	vpsllq      xmm0, xmm4, 1
+	vpsrlq      xmm1, xmm4, 63
+	vpslldq     xmm1, xmm1, 8
+	vpor        xmm0, xmm0, xmm1
+	/* Constant-time: an all-ones mask from bit 127 selects the polynomial. */
+	vpshufd     xmm1, xmm4, 0xff
+	vpsrad      xmm1, xmm1, 31
+	vpand       xmm1, xmm1, xmmword ptr [rip + .Lconst_polyval_poly]
+	vpxor       xmm4, xmm0, xmm1
+	/* H^1 and its half-sum. */
+	vmovdqu     xmmword ptr [rdi], xmm4
+	vpshufd     xmm3, xmm4, 0x4e
+	vpxor       xmm3, xmm3, xmm4
+	vmovdqu     xmmword ptr [rdi + 128], xmm3
+	/* H^2 = H^1 * H^1, and its half-sum. */
+	vpclmulqdq  xmm0, xmm4, xmm4, 0x00
+	vpclmulqdq  xmm1, xmm4, xmm4, 0x11
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm5, xmm0, xmm1
+	vmovdqu     xmmword ptr [rdi + 16], xmm5
+	vpshufd     xmm3, xmm5, 0x4e
+	vpxor       xmm3, xmm3, xmm5
+	vmovdqu     xmmword ptr [rdi + 144], xmm3
+	/* H^3 = H^2 * H^1, and its half-sum. */
+	vpclmulqdq  xmm0, xmm5, xmm4, 0x00
+	vpclmulqdq  xmm1, xmm5, xmm4, 0x11
+	vpclmulqdq  xmm2, xmm5, xmm4, 0x01
+	vpclmulqdq  xmm3, xmm5, xmm4, 0x10
+	vpxor       xmm2, xmm2, xmm3
+	vpslldq     xmm3, xmm2, 8
+	vpsrldq     xmm2, xmm2, 8
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm1, xmm1, xmm2
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm6, xmm0, xmm1
+	vmovdqu     xmmword ptr [rdi + 32], xmm6
+	vpshufd     xmm3, xmm6, 0x4e
+	vpxor       xmm3, xmm3, xmm6
+	vmovdqu     xmmword ptr [rdi + 160], xmm3
+	/* H^4 = H^2 * H^2, and its half-sum. */
+	vpclmulqdq  xmm0, xmm5, xmm5, 0x00
+	vpclmulqdq  xmm1, xmm5, xmm5, 0x11
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm7, xmm0, xmm1
+	vmovdqu     xmmword ptr [rdi + 48], xmm7
+	vpshufd     xmm3, xmm7, 0x4e
+	vpxor       xmm3, xmm3, xmm7
+	vmovdqu     xmmword ptr [rdi + 176], xmm3
+	ret
+	.cfi_endproc
+	.size asmgen_ghash_init_small_avx, .-asmgen_ghash_init_small_avx
+	.p2align 5
+
+/*
+ * ----------------------------------------------------------------------------------------------------
+ * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^64, the zmm set H^9..H^32), from h.
+ * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
+ * Montgomery domain: H^i = H^(i-1) * H * x^-128).
+ * Only H^1..H^4 (table bytes 0..63) and their half-sums (128..191): H^2; then H^3, H^4.
+ *
+ * void asmgen_polyval_init_small_avx(uint8_t *table, const uint8_t *h);
+ * Requires: PCLMULQDQ, AVX
+ * ----------------------------------------------------------------------------------------------------
+ */
+	.section .text.asmgen_polyval_init_small_avx,"ax",@progbits
+	.globl asmgen_polyval_init_small_avx
+	.hidden asmgen_polyval_init_small_avx
+	.type asmgen_polyval_init_small_avx, @function
+	.p2align 5
+asmgen_polyval_init_small_avx:
+	.cfi_startproc
+	endbr64     	# indirect-branch landing pad (CET IBT)
+	vmovdqu     xmm4, xmmword ptr [rsi]
+	/* H^1 and its half-sum. */
+	vmovdqu     xmmword ptr [rdi], xmm4
+	vpshufd     xmm3, xmm4, 0x4e
+	vpxor       xmm3, xmm3, xmm4
+	vmovdqu     xmmword ptr [rdi + 128], xmm3
+	/* H^2 = H^1 * H^1, and its half-sum. */
+	vpclmulqdq  xmm0, xmm4, xmm4, 0x00
+	vpclmulqdq  xmm1, xmm4, xmm4, 0x11
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm5, xmm0, xmm1
+	vmovdqu     xmmword ptr [rdi + 16], xmm5
+	vpshufd     xmm3, xmm5, 0x4e
+	vpxor       xmm3, xmm3, xmm5
+	vmovdqu     xmmword ptr [rdi + 144], xmm3
+	/* H^3 = H^2 * H^1, and its half-sum. */
+	vpclmulqdq  xmm0, xmm5, xmm4, 0x00
+	vpclmulqdq  xmm1, xmm5, xmm4, 0x11
+	vpclmulqdq  xmm2, xmm5, xmm4, 0x01
+	vpclmulqdq  xmm3, xmm5, xmm4, 0x10
+	vpxor       xmm2, xmm2, xmm3
+	vpslldq     xmm3, xmm2, 8
+	vpsrldq     xmm2, xmm2, 8
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm1, xmm1, xmm2
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm6, xmm0, xmm1
+	vmovdqu     xmmword ptr [rdi + 32], xmm6
+	vpshufd     xmm3, xmm6, 0x4e
+	vpxor       xmm3, xmm3, xmm6
+	vmovdqu     xmmword ptr [rdi + 160], xmm3
+	/* H^4 = H^2 * H^2, and its half-sum. */
+	vpclmulqdq  xmm0, xmm5, xmm5, 0x00
+	vpclmulqdq  xmm1, xmm5, xmm5, 0x11
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, xmmword ptr [rip + .Lconst_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm7, xmm0, xmm1
+	vmovdqu     xmmword ptr [rdi + 48], xmm7
+	vpshufd     xmm3, xmm7, 0x4e
+	vpxor       xmm3, xmm3, xmm7
+	vmovdqu     xmmword ptr [rdi + 176], xmm3
+	ret
+	.cfi_endproc
+	.size asmgen_polyval_init_small_avx, .-asmgen_polyval_init_small_avx
 	.p2align 5
 
 /*

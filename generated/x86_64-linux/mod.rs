@@ -10,6 +10,10 @@ extern "C" {
     pub fn asmgen_polyval_init_avx(table: *mut u8, h: *const u8);
     /// `asmgen_polyval_update_avx` (ghash.S): requires PCLMULQDQ, AVX.
     pub fn asmgen_polyval_update_avx(state: *mut u8, table: *const u8, data: *const u8, nblocks: usize);
+    /// `asmgen_ghash_init_small_avx` (ghash.S): requires PCLMULQDQ, AVX.
+    pub fn asmgen_ghash_init_small_avx(table: *mut u8, h: *const u8);
+    /// `asmgen_polyval_init_small_avx` (ghash.S): requires PCLMULQDQ, AVX.
+    pub fn asmgen_polyval_init_small_avx(table: *mut u8, h: *const u8);
     /// `asmgen_ghash_init_vpclmul_avx2` (ghash.S): requires PCLMULQDQ, AVX, AVX2, VPCLMULQDQ.
     pub fn asmgen_ghash_init_vpclmul_avx2(table: *mut u8, h: *const u8);
     /// `asmgen_ghash_update_vpclmul_avx2` (ghash.S): requires PCLMULQDQ, AVX, AVX2, VPCLMULQDQ.
@@ -253,6 +257,8 @@ pub const SETS: &[KernelSet] = &[
             Kernel { role: "polyval_update", symbol: "asmgen_polyval_update_vpclmul_avx512", entry: asmgen_polyval_update_vpclmul_avx512 as *const () },
             Kernel { role: "ghash_init_base", symbol: "asmgen_ghash_init_avx", entry: asmgen_ghash_init_avx as *const () },
             Kernel { role: "polyval_init_base", symbol: "asmgen_polyval_init_avx", entry: asmgen_polyval_init_avx as *const () },
+            Kernel { role: "ghash_init_small", symbol: "asmgen_ghash_init_small_avx", entry: asmgen_ghash_init_small_avx as *const () },
+            Kernel { role: "polyval_init_small", symbol: "asmgen_polyval_init_small_avx", entry: asmgen_polyval_init_small_avx as *const () },
         ],
         rival: None,
         fused_ghash: None,
@@ -269,6 +275,8 @@ pub const SETS: &[KernelSet] = &[
             Kernel { role: "polyval_update", symbol: "asmgen_polyval_update_vpclmul_avx2", entry: asmgen_polyval_update_vpclmul_avx2 as *const () },
             Kernel { role: "ghash_init_base", symbol: "asmgen_ghash_init_avx", entry: asmgen_ghash_init_avx as *const () },
             Kernel { role: "polyval_init_base", symbol: "asmgen_polyval_init_avx", entry: asmgen_polyval_init_avx as *const () },
+            Kernel { role: "ghash_init_small", symbol: "asmgen_ghash_init_small_avx", entry: asmgen_ghash_init_small_avx as *const () },
+            Kernel { role: "polyval_init_small", symbol: "asmgen_polyval_init_small_avx", entry: asmgen_polyval_init_small_avx as *const () },
         ],
         rival: None,
         fused_ghash: None,
@@ -283,6 +291,8 @@ pub const SETS: &[KernelSet] = &[
             Kernel { role: "ghash_update", symbol: "asmgen_ghash_update_avx", entry: asmgen_ghash_update_avx as *const () },
             Kernel { role: "polyval_init", symbol: "asmgen_polyval_init_avx", entry: asmgen_polyval_init_avx as *const () },
             Kernel { role: "polyval_update", symbol: "asmgen_polyval_update_avx", entry: asmgen_polyval_update_avx as *const () },
+            Kernel { role: "ghash_init_small", symbol: "asmgen_ghash_init_small_avx", entry: asmgen_ghash_init_small_avx as *const () },
+            Kernel { role: "polyval_init_small", symbol: "asmgen_polyval_init_small_avx", entry: asmgen_polyval_init_small_avx as *const () },
         ],
         rival: None,
         fused_ghash: None,

@@ -100,6 +100,21 @@ void asmgen_ghash_init_avx(uint8_t *table, const uint8_t *h);
 /* requires PCLMULQDQ, AVX */
 void asmgen_polyval_init_avx(uint8_t *table, const uint8_t *h);
 
+/*
+ * ghash_init_small: GHASH key setup of H^1..H^4 and their half-sums only (table bytes 0..63 and 128..191): enough
+ * for ghash_update of at most 4 blocks in every x86_64 set, for a message that short under a new key.
+ * Arguments as for ghash_init; it writes only those 128 bytes.
+ */
+/* requires PCLMULQDQ, AVX */
+void asmgen_ghash_init_small_avx(uint8_t *table, const uint8_t *h);
+
+/*
+ * polyval_init_small: POLYVAL key setup of H^1..H^4 and their half-sums only, as ghash_init_small: enough for
+ * polyval_update of at most 4 blocks. Arguments as for polyval_init; it writes only those 128 bytes.
+ */
+/* requires PCLMULQDQ, AVX */
+void asmgen_polyval_init_small_avx(uint8_t *table, const uint8_t *h);
+
 #ifdef __cplusplus
 }
 #endif
@@ -110,30 +125,36 @@ void asmgen_polyval_init_avx(uint8_t *table, const uint8_t *h);
  *
  * x86_64-vpclmul-avx512: GHASH and POLYVAL with VPCLMULQDQ on zmm (AVX-512), four blocks per multiply, 32 per reduction.
  *   requires PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW
- *   ghash_init         asmgen_ghash_init_vpclmul_avx512
- *   ghash_update       asmgen_ghash_update_vpclmul_avx512
- *   polyval_init       asmgen_polyval_init_vpclmul_avx512
- *   polyval_update     asmgen_polyval_update_vpclmul_avx512
- *   ghash_init_base    asmgen_ghash_init_avx
- *   polyval_init_base  asmgen_polyval_init_avx
- *   takes from x86_64-pclmulqdq-avx: ghash_init_base, polyval_init_base
+ *   ghash_init          asmgen_ghash_init_vpclmul_avx512
+ *   ghash_update        asmgen_ghash_update_vpclmul_avx512
+ *   polyval_init        asmgen_polyval_init_vpclmul_avx512
+ *   polyval_update      asmgen_polyval_update_vpclmul_avx512
+ *   ghash_init_base     asmgen_ghash_init_avx
+ *   polyval_init_base   asmgen_polyval_init_avx
+ *   ghash_init_small    asmgen_ghash_init_small_avx
+ *   polyval_init_small  asmgen_polyval_init_small_avx
+ *   takes from x86_64-pclmulqdq-avx: ghash_init_base, polyval_init_base, ghash_init_small, polyval_init_small
  *
  * x86_64-vpclmul-avx2: GHASH and POLYVAL with VPCLMULQDQ on ymm (AVX2), two blocks per multiply, eight per reduction.
  *   requires PCLMULQDQ, AVX, AVX2, VPCLMULQDQ
- *   ghash_init         asmgen_ghash_init_vpclmul_avx2
- *   ghash_update       asmgen_ghash_update_vpclmul_avx2
- *   polyval_init       asmgen_polyval_init_vpclmul_avx2
- *   polyval_update     asmgen_polyval_update_vpclmul_avx2
- *   ghash_init_base    asmgen_ghash_init_avx
- *   polyval_init_base  asmgen_polyval_init_avx
- *   takes from x86_64-pclmulqdq-avx: ghash_init_base, polyval_init_base
+ *   ghash_init          asmgen_ghash_init_vpclmul_avx2
+ *   ghash_update        asmgen_ghash_update_vpclmul_avx2
+ *   polyval_init        asmgen_polyval_init_vpclmul_avx2
+ *   polyval_update      asmgen_polyval_update_vpclmul_avx2
+ *   ghash_init_base     asmgen_ghash_init_avx
+ *   polyval_init_base   asmgen_polyval_init_avx
+ *   ghash_init_small    asmgen_ghash_init_small_avx
+ *   polyval_init_small  asmgen_polyval_init_small_avx
+ *   takes from x86_64-pclmulqdq-avx: ghash_init_base, polyval_init_base, ghash_init_small, polyval_init_small
  *
  * x86_64-pclmulqdq-avx: GHASH and POLYVAL with PCLMULQDQ and AVX, eight blocks per reduction.
  *   requires PCLMULQDQ, AVX
- *   ghash_init      asmgen_ghash_init_avx
- *   ghash_update    asmgen_ghash_update_avx
- *   polyval_init    asmgen_polyval_init_avx
- *   polyval_update  asmgen_polyval_update_avx
+ *   ghash_init          asmgen_ghash_init_avx
+ *   ghash_update        asmgen_ghash_update_avx
+ *   polyval_init        asmgen_polyval_init_avx
+ *   polyval_update      asmgen_polyval_update_avx
+ *   ghash_init_small    asmgen_ghash_init_small_avx
+ *   polyval_init_small  asmgen_polyval_init_small_avx
  */
 
 #endif /* ASMGEN_GHASH_H */

@@ -15,6 +15,10 @@
 ;       requires: PCLMULQDQ, AVX
 ;   void asmgen_polyval_update_avx(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
 ;       requires: PCLMULQDQ, AVX
+;   void asmgen_ghash_init_small_avx(uint8_t *table, const uint8_t *h);
+;       requires: PCLMULQDQ, AVX
+;   void asmgen_polyval_init_small_avx(uint8_t *table, const uint8_t *h);
+;       requires: PCLMULQDQ, AVX
 ;   void asmgen_ghash_init_vpclmul_avx2(uint8_t *table, const uint8_t *h);
 ;       requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ
 ;   void asmgen_ghash_update_vpclmul_avx2(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
@@ -802,6 +806,201 @@ asmgen_polyval_update_avx:
 	vmovdqa     xmm8, oword [rsp + 32]
 	vmovdqa     xmm14, oword [rsp + 48]
 	add         rsp, 72
+	pop         rdi
+	pop         rsi
+	ret
+.seh_end:
+	align 32
+
+; ----------------------------------------------------------------------------------------------------
+; GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^64, the zmm set H^9..H^32), from h.
+; table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
+; Montgomery domain: H^i = H^(i-1) * H * x^-128).
+; Only H^1..H^4 (table bytes 0..63) and their half-sums (128..191): H^2; then H^3, H^4.
+;
+; void asmgen_ghash_init_small_avx(uint8_t *table, const uint8_t *h);
+; Requires: PCLMULQDQ, AVX
+; Saves: rsi, rdi, xmm6, xmm7
+; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_ghash_init_small_avx code align=32
+	global asmgen_ghash_init_small_avx
+	align 32
+asmgen_ghash_init_small_avx:
+	endbr64     	; indirect-branch landing pad (CET IBT)
+	push        rsi
+.seh_0:			; .seh_pushreg rsi (an unwind code in .xdata)
+	push        rdi
+.seh_1:			; .seh_pushreg rdi (an unwind code in .xdata)
+	sub         rsp, 40
+.seh_2:			; .seh_stackalloc 40 (an unwind code in .xdata)
+	vmovdqa     oword [rsp], xmm6
+.seh_3:			; .seh_savexmm xmm6, 0 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 16], xmm7
+.seh_4:			; .seh_savexmm xmm7, 16 (an unwind code in .xdata)
+.seh_endprologue:
+	mov         rdi, rcx
+	mov         rsi, rdx
+	vmovdqu     xmm4, oword [rsi]
+	; GHASH key in POLYVAL form: mulX_POLYVAL(ByteReverse(H)) (RFC 8452, appendix A).
+	vpshufb     xmm4, xmm4, oword [rel const_byte_reverse]
+	vpsllq      xmm0, xmm4, 1
+	vpsrlq      xmm1, xmm4, 63
+	vpslldq     xmm1, xmm1, 8
+	vpor        xmm0, xmm0, xmm1
+	; Constant-time: an all-ones mask from bit 127 selects the polynomial.
+	vpshufd     xmm1, xmm4, 0xff
+	vpsrad      xmm1, xmm1, 31
+	vpand       xmm1, xmm1, oword [rel const_polyval_poly]
+	vpxor       xmm4, xmm0, xmm1
+	; H^1 and its half-sum.
+	vmovdqu     oword [rdi], xmm4
+	vpshufd     xmm3, xmm4, 0x4e
+	vpxor       xmm3, xmm3, xmm4
+	vmovdqu     oword [rdi + 128], xmm3
+	; H^2 = H^1 * H^1, and its half-sum.
+	vpclmulqdq  xmm0, xmm4, xmm4, 0x00
+	vpclmulqdq  xmm1, xmm4, xmm4, 0x11
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm5, xmm0, xmm1
+	vmovdqu     oword [rdi + 16], xmm5
+	vpshufd     xmm3, xmm5, 0x4e
+	vpxor       xmm3, xmm3, xmm5
+	vmovdqu     oword [rdi + 144], xmm3
+	; H^3 = H^2 * H^1, and its half-sum.
+	vpclmulqdq  xmm0, xmm5, xmm4, 0x00
+	vpclmulqdq  xmm1, xmm5, xmm4, 0x11
+	vpclmulqdq  xmm2, xmm5, xmm4, 0x01
+	vpclmulqdq  xmm3, xmm5, xmm4, 0x10
+	vpxor       xmm2, xmm2, xmm3
+	vpslldq     xmm3, xmm2, 8
+	vpsrldq     xmm2, xmm2, 8
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm1, xmm1, xmm2
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm6, xmm0, xmm1
+	vmovdqu     oword [rdi + 32], xmm6
+	vpshufd     xmm3, xmm6, 0x4e
+	vpxor       xmm3, xmm3, xmm6
+	vmovdqu     oword [rdi + 160], xmm3
+	; H^4 = H^2 * H^2, and its half-sum.
+	vpclmulqdq  xmm0, xmm5, xmm5, 0x00
+	vpclmulqdq  xmm1, xmm5, xmm5, 0x11
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm7, xmm0, xmm1
+	vmovdqu     oword [rdi + 48], xmm7
+	vpshufd     xmm3, xmm7, 0x4e
+	vpxor       xmm3, xmm3, xmm7
+	vmovdqu     oword [rdi + 176], xmm3
+	vmovdqa     xmm6, oword [rsp]
+	vmovdqa     xmm7, oword [rsp + 16]
+	add         rsp, 40
+	pop         rdi
+	pop         rsi
+	ret
+.seh_end:
+	align 32
+
+; ----------------------------------------------------------------------------------------------------
+; POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^64, the zmm set H^9..H^32), from h.
+; table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
+; Montgomery domain: H^i = H^(i-1) * H * x^-128).
+; Only H^1..H^4 (table bytes 0..63) and their half-sums (128..191): H^2; then H^3, H^4.
+;
+; void asmgen_polyval_init_small_avx(uint8_t *table, const uint8_t *h);
+; Requires: PCLMULQDQ, AVX
+; Saves: rsi, rdi, xmm6, xmm7
+; ----------------------------------------------------------------------------------------------------
+	section .text$asmgen_polyval_init_small_avx code align=32
+	global asmgen_polyval_init_small_avx
+	align 32
+asmgen_polyval_init_small_avx:
+	endbr64     	; indirect-branch landing pad (CET IBT)
+	push        rsi
+.seh_0:			; .seh_pushreg rsi (an unwind code in .xdata)
+	push        rdi
+.seh_1:			; .seh_pushreg rdi (an unwind code in .xdata)
+	sub         rsp, 40
+.seh_2:			; .seh_stackalloc 40 (an unwind code in .xdata)
+	vmovdqa     oword [rsp], xmm6
+.seh_3:			; .seh_savexmm xmm6, 0 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 16], xmm7
+.seh_4:			; .seh_savexmm xmm7, 16 (an unwind code in .xdata)
+.seh_endprologue:
+	mov         rdi, rcx
+	mov         rsi, rdx
+	vmovdqu     xmm4, oword [rsi]
+	; H^1 and its half-sum.
+	vmovdqu     oword [rdi], xmm4
+	vpshufd     xmm3, xmm4, 0x4e
+	vpxor       xmm3, xmm3, xmm4
+	vmovdqu     oword [rdi + 128], xmm3
+	; H^2 = H^1 * H^1, and its half-sum.
+	vpclmulqdq  xmm0, xmm4, xmm4, 0x00
+	vpclmulqdq  xmm1, xmm4, xmm4, 0x11
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm5, xmm0, xmm1
+	vmovdqu     oword [rdi + 16], xmm5
+	vpshufd     xmm3, xmm5, 0x4e
+	vpxor       xmm3, xmm3, xmm5
+	vmovdqu     oword [rdi + 144], xmm3
+	; H^3 = H^2 * H^1, and its half-sum.
+	vpclmulqdq  xmm0, xmm5, xmm4, 0x00
+	vpclmulqdq  xmm1, xmm5, xmm4, 0x11
+	vpclmulqdq  xmm2, xmm5, xmm4, 0x01
+	vpclmulqdq  xmm3, xmm5, xmm4, 0x10
+	vpxor       xmm2, xmm2, xmm3
+	vpslldq     xmm3, xmm2, 8
+	vpsrldq     xmm2, xmm2, 8
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm1, xmm1, xmm2
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm6, xmm0, xmm1
+	vmovdqu     oword [rdi + 32], xmm6
+	vpshufd     xmm3, xmm6, 0x4e
+	vpxor       xmm3, xmm3, xmm6
+	vmovdqu     oword [rdi + 160], xmm3
+	; H^4 = H^2 * H^2, and its half-sum.
+	vpclmulqdq  xmm0, xmm5, xmm5, 0x00
+	vpclmulqdq  xmm1, xmm5, xmm5, 0x11
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpclmulqdq  xmm3, xmm0, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm0, xmm0, 0x4e
+	vpxor       xmm0, xmm0, xmm3
+	vpxor       xmm7, xmm0, xmm1
+	vmovdqu     oword [rdi + 48], xmm7
+	vpshufd     xmm3, xmm7, 0x4e
+	vpxor       xmm3, xmm3, xmm7
+	vmovdqu     oword [rdi + 176], xmm3
+	vmovdqa     xmm6, oword [rsp]
+	vmovdqa     xmm7, oword [rsp + 16]
+	add         rsp, 40
 	pop         rdi
 	pop         rsi
 	ret
@@ -5660,6 +5859,28 @@ asmgen_polyval_update_avx.unwind_info:
 	db asmgen_polyval_update_avx.seh_1 - asmgen_polyval_update_avx, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_polyval_update_avx.seh_0 - asmgen_polyval_update_avx, 0x60	; PUSH_NONVOL, info 6
 	dw 0
+	section .xdata$asmgen_ghash_init_small_avx rdata align=4
+asmgen_ghash_init_small_avx.unwind_info:
+	db 1, asmgen_ghash_init_small_avx.seh_endprologue - asmgen_ghash_init_small_avx, 7, 0	; version 1, prologue size, 7 slots, no frame register
+	db asmgen_ghash_init_small_avx.seh_4 - asmgen_ghash_init_small_avx, 0x78	; SAVE_XMM128, info 7
+	dw 1
+	db asmgen_ghash_init_small_avx.seh_3 - asmgen_ghash_init_small_avx, 0x68	; SAVE_XMM128, info 6
+	dw 0
+	db asmgen_ghash_init_small_avx.seh_2 - asmgen_ghash_init_small_avx, 0x42	; ALLOC_SMALL, info 4
+	db asmgen_ghash_init_small_avx.seh_1 - asmgen_ghash_init_small_avx, 0x70	; PUSH_NONVOL, info 7
+	db asmgen_ghash_init_small_avx.seh_0 - asmgen_ghash_init_small_avx, 0x60	; PUSH_NONVOL, info 6
+	dw 0
+	section .xdata$asmgen_polyval_init_small_avx rdata align=4
+asmgen_polyval_init_small_avx.unwind_info:
+	db 1, asmgen_polyval_init_small_avx.seh_endprologue - asmgen_polyval_init_small_avx, 7, 0	; version 1, prologue size, 7 slots, no frame register
+	db asmgen_polyval_init_small_avx.seh_4 - asmgen_polyval_init_small_avx, 0x78	; SAVE_XMM128, info 7
+	dw 1
+	db asmgen_polyval_init_small_avx.seh_3 - asmgen_polyval_init_small_avx, 0x68	; SAVE_XMM128, info 6
+	dw 0
+	db asmgen_polyval_init_small_avx.seh_2 - asmgen_polyval_init_small_avx, 0x42	; ALLOC_SMALL, info 4
+	db asmgen_polyval_init_small_avx.seh_1 - asmgen_polyval_init_small_avx, 0x70	; PUSH_NONVOL, info 7
+	db asmgen_polyval_init_small_avx.seh_0 - asmgen_polyval_init_small_avx, 0x60	; PUSH_NONVOL, info 6
+	dw 0
 	section .xdata$asmgen_ghash_init_vpclmul_avx2 rdata align=4
 asmgen_ghash_init_vpclmul_avx2.unwind_info:
 	db 1, asmgen_ghash_init_vpclmul_avx2.seh_endprologue - asmgen_ghash_init_vpclmul_avx2, 15, 0	; version 1, prologue size, 15 slots, no frame register
@@ -5773,6 +5994,10 @@ asmgen_polyval_update_vpclmul_avx512.unwind_info:
 	dd asmgen_polyval_init_avx wrt ..imagebase, asmgen_polyval_init_avx.seh_end wrt ..imagebase, asmgen_polyval_init_avx.unwind_info wrt ..imagebase
 	section .pdata$asmgen_polyval_update_avx rdata align=4
 	dd asmgen_polyval_update_avx wrt ..imagebase, asmgen_polyval_update_avx.seh_end wrt ..imagebase, asmgen_polyval_update_avx.unwind_info wrt ..imagebase
+	section .pdata$asmgen_ghash_init_small_avx rdata align=4
+	dd asmgen_ghash_init_small_avx wrt ..imagebase, asmgen_ghash_init_small_avx.seh_end wrt ..imagebase, asmgen_ghash_init_small_avx.unwind_info wrt ..imagebase
+	section .pdata$asmgen_polyval_init_small_avx rdata align=4
+	dd asmgen_polyval_init_small_avx wrt ..imagebase, asmgen_polyval_init_small_avx.seh_end wrt ..imagebase, asmgen_polyval_init_small_avx.unwind_info wrt ..imagebase
 	section .pdata$asmgen_ghash_init_vpclmul_avx2 rdata align=4
 	dd asmgen_ghash_init_vpclmul_avx2 wrt ..imagebase, asmgen_ghash_init_vpclmul_avx2.seh_end wrt ..imagebase, asmgen_ghash_init_vpclmul_avx2.unwind_info wrt ..imagebase
 	section .pdata$asmgen_ghash_update_vpclmul_avx2 rdata align=4

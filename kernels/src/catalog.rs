@@ -315,7 +315,11 @@ pub const X86_64_SETS: &[KernelSet<X86_64>] = {
             name: "x86_64-vpclmul-avx512",
             doc: "GHASH and POLYVAL with VPCLMULQDQ on zmm (AVX-512), four blocks per multiply, 32 per reduction.",
             build: |abi, _| {
-                ghash::ext_set_kernels(abi, ghash::x86_64_avx512::init, ghash::x86_64_avx512::update, ghash::x86_64::init)
+                ghash::with_small(
+                    ghash::ext_set_kernels(abi, ghash::x86_64_avx512::init, ghash::x86_64_avx512::update, ghash::x86_64::init),
+                    abi,
+                    ghash::x86_64::init_small,
+                )
             },
             in_part: false,
             fixed: |abi, f| ghash::set_fixed_kernels(abi, f, ghash::x86_64_avx512::update_of),
@@ -327,7 +331,11 @@ pub const X86_64_SETS: &[KernelSet<X86_64>] = {
             name: "x86_64-vpclmul-avx2",
             doc: "GHASH and POLYVAL with VPCLMULQDQ on ymm (AVX2), two blocks per multiply, eight per reduction.",
             build: |abi, _| {
-                ghash::ext_set_kernels(abi, ghash::x86_64_vpclmul::init, ghash::x86_64_vpclmul::update, ghash::x86_64::init)
+                ghash::with_small(
+                    ghash::ext_set_kernels(abi, ghash::x86_64_vpclmul::init, ghash::x86_64_vpclmul::update, ghash::x86_64::init),
+                    abi,
+                    ghash::x86_64::init_small,
+                )
             },
             in_part: false,
             fixed: |abi, f| ghash::set_fixed_kernels(abi, f, ghash::x86_64_vpclmul::update_of),
@@ -338,7 +346,9 @@ pub const X86_64_SETS: &[KernelSet<X86_64>] = {
             listing: "ghash",
             name: "x86_64-pclmulqdq-avx",
             doc: "GHASH and POLYVAL with PCLMULQDQ and AVX, eight blocks per reduction.",
-            build: |abi, _| ghash::set_kernels(abi, ghash::x86_64::init, ghash::x86_64::update),
+            build: |abi, _| {
+                ghash::with_small(ghash::set_kernels(abi, ghash::x86_64::init, ghash::x86_64::update), abi, ghash::x86_64::init_small)
+            },
             in_part: false,
             fixed: |abi, f| ghash::set_fixed_kernels(abi, f, ghash::x86_64::update_of),
             rival: None,

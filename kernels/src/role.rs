@@ -35,6 +35,11 @@ pub enum Role {
     GhashInitBase,
     /// POLYVAL key setup of the table's common part only, as [`Role::GhashInitBase`].
     PolyvalInitBase,
+    /// GHASH key setup of H^1..H^4 and their half-sums only, for updates of at most four blocks (x86_64):
+    /// `init(table, h)`.
+    GhashInitSmall,
+    /// POLYVAL key setup of H^1..H^4 and their half-sums only, as [`Role::GhashInitSmall`].
+    PolyvalInitSmall,
     /// SM4 key schedule, both directions: `expand_key(rk_enc, rk_dec, key)`.
     ExpandKey,
     /// SM4-ECB.
@@ -128,6 +133,8 @@ const CCM: &[(&str, CType)] =
     &[("rk_enc", Ptr), ("dst", Mut), ("src", Ptr), ("nblocks", Size), ("ctr", Mut), ("mac", Mut)];
 
 // The base-only key setups are other sets' inits, so their doc lines are the inits'.
+const GHASH_INIT_SMALL_DOC: &str = "GHASH key setup (SP 800-38D) of H^1..H^4 and their Karatsuba half-sums only (table bytes 0..63 and 128..191), from h: enough for updates of at most 4 blocks.";
+const POLYVAL_INIT_SMALL_DOC: &str = "POLYVAL key setup (RFC 8452) of H^1..H^4 and their Karatsuba half-sums only (table bytes 0..63 and 128..191), from h: enough for updates of at most 4 blocks.";
 const GHASH_INIT_DOC: &str = "GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^64, the zmm set H^9..H^32), from h.";
 const POLYVAL_INIT_DOC: &str = "POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^64, the zmm set H^9..H^32), from h.";
 
@@ -196,6 +203,25 @@ const ROLES: &[RoleInfo] = &[
         doc: Some(POLYVAL_INIT_DOC),
         c_doc: "POLYVAL key setup of the first 256 bytes of the table only, as ghash_init_base: enough for\n\
             polyval_update of fewer than 16 blocks. Arguments as for polyval_init; it writes only those 256 bytes.",
+    },
+    RoleInfo {
+        role: Role::GhashInitSmall,
+        family: Family::Hash,
+        name: "ghash_init_small",
+        params: HASH_INIT,
+        doc: Some(GHASH_INIT_SMALL_DOC),
+        c_doc: "GHASH key setup of H^1..H^4 and their half-sums only (table bytes 0..63 and 128..191): enough\n\
+            for ghash_update of at most 4 blocks in every x86_64 set, for a message that short under a new key.\n\
+            Arguments as for ghash_init; it writes only those 128 bytes.",
+    },
+    RoleInfo {
+        role: Role::PolyvalInitSmall,
+        family: Family::Hash,
+        name: "polyval_init_small",
+        params: HASH_INIT,
+        doc: Some(POLYVAL_INIT_SMALL_DOC),
+        c_doc: "POLYVAL key setup of H^1..H^4 and their half-sums only, as ghash_init_small: enough for\n\
+            polyval_update of at most 4 blocks. Arguments as for polyval_init; it writes only those 128 bytes.",
     },
     RoleInfo {
         role: Role::ExpandKey,

@@ -54,7 +54,7 @@ fn capped(feature: &str) -> bool {
 }
 
 #[cfg(target_arch = "x86_64")]
-fn detect(feature: &str) -> Option<bool> {
+pub(crate) fn detect(feature: &str) -> Option<bool> {
     use std::arch::is_x86_feature_detected as d;
     match feature {
         "SSSE3" => Some(d!("ssse3")),
@@ -79,7 +79,7 @@ fn detect(feature: &str) -> Option<bool> {
 }
 
 #[cfg(target_arch = "aarch64")]
-fn detect(feature: &str) -> Option<bool> {
+pub(crate) fn detect(feature: &str) -> Option<bool> {
     use std::arch::is_aarch64_feature_detected as d;
     match feature {
         "pmull" => Some(d!("pmull")),
@@ -91,7 +91,7 @@ fn detect(feature: &str) -> Option<bool> {
 }
 
 #[cfg(target_arch = "riscv64")]
-fn detect(feature: &str) -> Option<bool> {
+pub(crate) fn detect(feature: &str) -> Option<bool> {
     use std::arch::is_riscv_feature_detected as d;
     // Bits of riscv_hwprobe's RISCV_HWPROBE_KEY_IMA_EXT_0 (Linux uapi asm/hwprobe.h).
     match feature {
@@ -140,7 +140,7 @@ fn hwprobe_ext0() -> u64 {
 }
 
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "riscv64")))]
-fn detect(_feature: &str) -> Option<bool> {
+pub(crate) fn detect(_feature: &str) -> Option<bool> {
     None
 }
 

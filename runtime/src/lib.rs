@@ -11,7 +11,9 @@
 //! With the default feature `jit`, [`jit::Jit`] assembles the same kernel descriptions at startup for this CPU
 //! (x86_64, aarch64, riscv64); `ASMGEN_BACKEND=jit` makes the safe API use those kernels, and the fixed-size
 //! constructors ([`Sm4Xts::with_sector_size`], [`Sm4::with_ctr_message_size`], [`Ghash::with_fixed_blocks`],
-//! [`Polyval::with_fixed_blocks`]) use kernels the JIT generates for one size.
+//! [`Polyval::with_fixed_blocks`]) use kernels the JIT generates for one size. [`jit::JitModule`] is the same
+//! JIT for any function an application writes with `asmgen::Builder`: mapped W^X, handed back as typed
+//! function pointers.
 //!
 //! `ASMGEN_BACKEND=portable|aot|jit` overrides the choice (for tests and benchmarks); `ASMGEN_ISA=avx` keeps the
 //! x86_64 SM4 kernels to AVX (as on a CPU without AVX2); `avx2`, `vaes` and `gfni` cap them likewise (`gfni`

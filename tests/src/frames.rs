@@ -171,133 +171,24 @@ pub fn listing<I: asmgen::Isa>(abi: Abi, arch: asmgen::Arch, build: impl Fn(&Sha
     }
 }
 
-/// The kernels of this host's ISA for its Linux ABI, lowered by the JIT's lowering ([`asmgen::lower::lower`])
-/// and mapped read-execute: each shape with its entry point. The mapping is never unmapped.
-#[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "riscv64")))]
+/// The kernels of this host's ISA for its C ABI, mapped by the runtime's JIT for any function
+/// (`asmgen_runtime::jit::JitModule`: read-execute, the instruction cache synchronised, on Windows their unwind
+/// data registered): each shape with its entry point. The module is kept for the life of the process. On
+/// x86_64 the kernels use AVX: the caller checks that the CPU has it.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "riscv64"))]
 pub fn host_kernels() -> Vec<(Shape, *const ())> {
+    use asmgen_runtime::jit::{host_target, JitModule};
+    let target = host_target().expect("a JIT host");
+    let abi = target.abi;
+    let shapes = shapes(target.arch);
     #[cfg(target_arch = "x86_64")]
-    let (arch, functions) = {
-        let arch = asmgen::Arch::X86_64;
-        (arch, shapes(arch).iter().map(|s| x86_64(s, Abi::SysV)).collect::<Vec<_>>())
-    };
+    let functions: Vec<_> = shapes.iter().map(|s| x86_64(s, abi)).collect();
     #[cfg(target_arch = "aarch64")]
-    let (arch, functions) = {
-        let arch = asmgen::Arch::Aarch64;
-        (arch, shapes(arch).iter().map(|s| aarch64(s, Abi::Aapcs64)).collect::<Vec<_>>())
-    };
+    let functions: Vec<_> = shapes.iter().map(|s| aarch64(s, abi)).collect();
     #[cfg(target_arch = "riscv64")]
-    let (arch, functions) = {
-        let arch = asmgen::Arch::Riscv64;
-        (arch, shapes(arch).iter().map(|s| riscv64(s, Abi::Lp64d)).collect::<Vec<_>>())
-    };
-    let refs: Vec<_> = functions.iter().collect();
-    let image = asmgen::lower::lower(&refs).expect("the frame kernels lower");
-    let base = map_executable(&image.bytes);
-    shapes(arch)
-        .into_iter()
-        .zip(&image.symbols)
-        .map(|(s, sym)| {
-            assert_eq!(sym.name, s.name);
-            (s, (base + sym.offset) as *const ())
-        })
-        .collect()
-}
-
-/// Copies `code` into a fresh mapping, makes it read-execute (never writable and executable at once) and
-/// synchronises the instruction cache; its address.
-#[cfg(target_os = "linux")]
-fn map_executable(code: &[u8]) -> usize {
-    let len = code.len().div_ceil(4096) * 4096;
-    // SAFETY: a fresh anonymous mapping, written within its length, then only made executable.
-    unsafe {
-        let p = libc::mmap(
-            std::ptr::null_mut(),
-            len,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        );
-        assert_ne!(p, libc::MAP_FAILED, "mmap failed");
-        std::ptr::copy_nonoverlapping(code.as_ptr(), p.cast::<u8>(), code.len());
-        assert_eq!(libc::mprotect(p, len, libc::PROT_READ | libc::PROT_EXEC), 0, "mprotect failed");
-        sync_icache(p as usize, len);
-        p as usize
-    }
-}
-
-/// Makes the instruction fetch see the bytes written at `[addr, addr + len)`.
-#[cfg(target_os = "linux")]
-fn sync_icache(addr: usize, len: usize) {
-    #[cfg(target_arch = "aarch64")]
-    // SAFETY: cache maintenance of mapped, readable memory.
-    unsafe {
-        for line in (addr..addr + len).step_by(64) {
-            std::arch::asm!("dc cvau, {0}", in(reg) line);
-        }
-        std::arch::asm!("dsb ish");
-        for line in (addr..addr + len).step_by(64) {
-            std::arch::asm!("ic ivau, {0}", in(reg) line);
-        }
-        std::arch::asm!("dsb ish", "isb");
-    }
-    #[cfg(target_arch = "riscv64")]
-    // SAFETY: fence.i, then the riscv_flush_icache system call (259) for every hart of the process.
-    unsafe {
-        std::arch::asm!("fence.i");
-        libc::syscall(259, addr, addr + len, 0usize);
-    }
-    let _ = (addr, len);
-}
-
-/// The Win64 kernels, lowered by the JIT's lowering and mapped read-execute with their unwind data
-/// ([`asmgen::lower::win64_unwind`]) registered (`RtlAddFunctionTable`), as the runtime's JIT does: each shape
-/// with its entry point. Never unmapped.
-#[cfg(all(windows, target_arch = "x86_64"))]
-pub fn host_kernels() -> Vec<(Shape, *const ())> {
-    #[repr(C)]
-    struct RuntimeFunction {
-        begin: u32,
-        end: u32,
-        unwind_info: u32,
-    }
-    #[link(name = "kernel32")]
-    extern "system" {
-        fn VirtualAlloc(at: *mut u8, len: usize, kind: u32, protect: u32) -> *mut u8;
-        fn VirtualProtect(at: *mut u8, len: usize, protect: u32, old: *mut u32) -> i32;
-        fn GetCurrentProcess() -> *mut u8;
-        fn FlushInstructionCache(process: *mut u8, at: *const u8, len: usize) -> i32;
-        fn RtlAddFunctionTable(table: *const RuntimeFunction, count: u32, base: u64) -> u8;
-    }
-    let arch = asmgen::Arch::X86_64;
-    let functions: Vec<_> = shapes(arch).iter().map(|s| x86_64(s, Abi::Win64)).collect();
-    let refs: Vec<_> = functions.iter().collect();
-    let image = asmgen::lower::lower(&refs).expect("the frame kernels lower");
-    let unwind = asmgen::lower::win64_unwind::win64_unwind(&refs, &image).expect("their unwind data");
-    let mut bytes = image.bytes.clone();
-    bytes.resize(bytes.len().next_multiple_of(4), 0);
-    let xdata = bytes.len() as u32;
-    bytes.extend_from_slice(&unwind.xdata);
-    let table: &'static [RuntimeFunction] = Vec::leak(
-        unwind
-            .functions
-            .iter()
-            .map(|&(begin, end, at)| RuntimeFunction { begin, end, unwind_info: xdata + at })
-            .collect(),
-    );
-    // SAFETY: a fresh allocation, written within its length, then only made executable; the table and the
-    // code stay for the life of the process.
-    let base = unsafe {
-        let p = VirtualAlloc(std::ptr::null_mut(), bytes.len(), 0x3000, 0x04);
-        assert!(!p.is_null(), "VirtualAlloc failed");
-        std::ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len());
-        let mut old = 0;
-        assert_ne!(VirtualProtect(p, bytes.len(), 0x20, &mut old), 0, "VirtualProtect failed");
-        FlushInstructionCache(GetCurrentProcess(), p, bytes.len());
-        assert_ne!(RtlAddFunctionTable(table.as_ptr(), table.len() as u32, p as u64), 0, "RtlAddFunctionTable failed");
-        p as usize
-    };
-    shapes(arch).into_iter().zip(&image.symbols).map(|(s, sym)| (s, (base + sym.offset) as *const ())).collect()
+    let functions: Vec<_> = shapes.iter().map(|s| riscv64(s, abi)).collect();
+    let module = JitModule::new(&functions).unwrap_or_else(|e| panic!("the frame kernels map: {e}")).leak();
+    shapes.into_iter().map(|s| (s, module.entry(s.name).expect("every shape's kernel").cast())).collect()
 }
 
 /// The bytes the Win64 kernel of `shape` moves the stack pointer by in its prologue: its pushes, and the one

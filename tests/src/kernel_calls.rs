@@ -122,9 +122,9 @@ impl Buffers {
         let (dst, src, n) = (self.dst.as_mut_ptr() as u64, self.src.as_ptr() as u64, n as u64);
         let (key, h) = (self.key.as_ptr() as u64, self.h.as_ptr() as u64);
         match role {
-            // The base-only setups rewrite the common part with the same values.
-            "ghash_init" | "ghash_init_base" => vec![ghash, h],
-            "polyval_init" | "polyval_init_base" => vec![polyval, h],
+            // The base-only and small setups rewrite part of the common part with the same values.
+            "ghash_init" | "ghash_init_base" | "ghash_init_small" => vec![ghash, h],
+            "polyval_init" | "polyval_init_base" | "polyval_init_small" => vec![polyval, h],
             "ghash_update" => vec![s0, ghash, src, n],
             "polyval_update" => vec![s0, polyval, src, n],
             "expand_key" => vec![rk_enc, rk_dec, key],
@@ -148,7 +148,16 @@ impl Buffers {
 
 /// Whether a role is set up once (key schedule, key table) rather than run over blocks.
 pub fn is_setup(role: &str) -> bool {
-    matches!(role, "ghash_init" | "polyval_init" | "ghash_init_base" | "polyval_init_base" | "expand_key")
+    matches!(
+        role,
+        "ghash_init"
+            | "polyval_init"
+            | "ghash_init_base"
+            | "polyval_init_base"
+            | "ghash_init_small"
+            | "polyval_init_small"
+            | "expand_key"
+    )
 }
 
 /// Calls every kernel of `kernels` through `call` (setup roles of a set before its others) with every count

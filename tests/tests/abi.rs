@@ -964,7 +964,7 @@ fn the_trampoline_catches_broken_functions() {
 }
 
 /// Kernels with stack frames (the test-only `asmgen_tests::frames`, none in the catalog), lowered for this
-/// host's ABI and mapped here (on Windows with their unwind data registered): each keeps the callee-saved registers and the stack pointer, and computes
+/// host's ABI and mapped by the runtime's `JitModule` (on Windows with their unwind data registered): each keeps the callee-saved registers and the stack pointer, and computes
 /// its known answer from the slots it wrote across its frame (an over-aligned frame's misaligned base, or a
 /// misaligned ymm reload, would change or fault it).
 #[test]

@@ -431,6 +431,60 @@ fn base_only_inits_write_only_the_common_part() {
     }
 }
 
+/// The x86_64 sets' `*_init_small` (what the runtime runs for a first call of 2..4 blocks under a fresh key)
+/// writes H^1..H^4 and their half-sums as the portable init does and nothing else; and each such set's update
+/// of 1..=4 blocks reads nothing else: against a table holding only those bytes (the rest poisoned), it gives
+/// the portable result. Listed and JIT-assembled kernels alike.
+#[test]
+fn small_inits_fill_what_short_updates_read() {
+    use asmgen_kernels::ghash::{hk_offset, KEY_TABLE_BYTES, SMALL_BLOCKS};
+    use asmgen_tests::kernel_calls::{listing_kernels, process_jit_kernels};
+    let mut kernels = listing_kernels().0;
+    if let Ok(jit) = asmgen_runtime::jit::Jit::process() {
+        kernels.extend(process_jit_kernels(jit));
+    }
+    let written = |i: usize| i < 16 * SMALL_BLOCKS || (hk_offset(1) as usize..hk_offset(5) as usize).contains(&i);
+    let mut rng = Rng::new(0x736d_616c);
+    let mut checked = 0;
+    for k in kernels.iter().filter(|k| k.role.ends_with("_init_small")) {
+        let flavour = k.role.split('_').next().unwrap();
+        let (_, portable_init) =
+            asmgen_runtime::abi_test::portable_hash_inits().into_iter().find(|(r, _)| r.starts_with(flavour)).unwrap();
+        let update = kernels.iter().find(|o| o.set == k.set && o.role == format!("{flavour}_update")).unwrap();
+        // SAFETY: the roles' C signatures.
+        let init: unsafe extern "C" fn(*mut u8, *const u8) = unsafe { std::mem::transmute(k.entry) };
+        let update: unsafe extern "C" fn(*mut u8, *const u8, *const u8, usize) =
+            unsafe { std::mem::transmute(update.entry) };
+        for _ in 0..4 {
+            let h = rng.block();
+            let (mut want, mut table) = ([0u8; KEY_TABLE_BYTES], [0xa5u8; KEY_TABLE_BYTES]);
+            // SAFETY: tables of KEY_TABLE_BYTES, a 16-byte key.
+            unsafe { portable_init(want.as_mut_ptr(), h.as_ptr()) };
+            unsafe { init(table.as_mut_ptr(), h.as_ptr()) };
+            let what = format!("{} {} ({})", k.name, k.set, k.role);
+            for (i, (&got, &w)) in table.iter().zip(&want).enumerate() {
+                if written(i) {
+                    assert_eq!(got, w, "{what}: table byte {i}");
+                } else {
+                    assert_eq!(got, 0xa5, "{what}: wrote table byte {i}");
+                }
+            }
+            for n in 1..=SMALL_BLOCKS {
+                let data: Vec<u8> = (0..n).flat_map(|_| rng.block()).collect();
+                let state0 = rng.block();
+                let (mut got, mut expected) = (state0, state0);
+                // SAFETY: 16-byte states, full tables, n blocks of data.
+                unsafe { update(got.as_mut_ptr(), table.as_ptr(), data.as_ptr(), n) };
+                unsafe { update(expected.as_mut_ptr(), want.as_ptr(), data.as_ptr(), n) };
+                assert_eq!(got, expected, "{what}: update of {n} blocks reads past H^1..H^4");
+            }
+            checked += 1;
+        }
+    }
+    let x86 = kernels.iter().any(|k| k.set.starts_with("x86_64-") && k.role.ends_with("_update"));
+    assert_eq!(checked > 0, x86, "small inits run here exactly where x86_64 hash sets do");
+}
+
 /// `a * b * x^-128` in POLYVAL's field, bit by bit: the reference for the key tables' powers.
 fn mont_mul(a: u128, b: u128) -> u128 {
     let (mut lo, mut hi) = (0u128, 0u128);

@@ -617,7 +617,7 @@ fn a_wrong_unwind_entry_is_caught() {
 }
 
 /// Kernels with stack frames (the test-only `asmgen_tests::frames`: small, large, probed and over-aligned
-/// frames), lowered and mapped with their unwind data registered as the JIT does: every instruction is stepped
+/// frames), mapped by the runtime's JIT for any function (`JitModule`, which registers their unwind data): every instruction is stepped
 /// (the probes, the allocation, the body's frame accesses, the epilogue), one frame is unwound at each, and the
 /// kernel's answer is checked.
 #[test]

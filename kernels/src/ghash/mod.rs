@@ -84,6 +84,14 @@ impl Flavour {
         }
     }
 
+    /// The role of the key setup of H^1..H^4 only, for updates of at most four blocks.
+    pub fn init_small_role(self) -> Role {
+        match self {
+            Flavour::Ghash => Role::GhashInitSmall,
+            Flavour::Polyval => Role::PolyvalInitSmall,
+        }
+    }
+
     /// The update kernel's role.
     pub fn update_role(self) -> Role {
         match self {
@@ -194,6 +202,23 @@ pub fn ext_set_kernels<I: asmgen::Isa>(
     }
     Ok(v)
 }
+
+/// `kernels` with the key setups of H^1..H^4 only (`init_small`, both flavours), which the runtime runs for a
+/// message of at most [`SMALL_BLOCKS`] blocks under a fresh key: the set's update reads nothing else then.
+pub fn with_small<I: asmgen::Isa>(
+    kernels: crate::Kernels<I>,
+    abi: asmgen::Abi,
+    init_small: fn(Flavour, asmgen::Abi) -> Result<asmgen::Function<I>, asmgen::GenError>,
+) -> crate::Kernels<I> {
+    let mut v = kernels?;
+    for f in Flavour::ALL {
+        v.push(crate::Kernel::new(f.init_small_role(), init_small(f, abi)?));
+    }
+    Ok(v)
+}
+
+/// The most blocks an update reads only H^1..H^4 (and their half-sums) for: what `init_small` fills.
+pub const SMALL_BLOCKS: usize = 4;
 
 /// A hash set's fixed-size kernels: the updates of both flavours for `fixed`'s block count (none for the SM4
 /// kinds).

@@ -248,6 +248,23 @@ pub(super) fn init_of(
 /// ([`BASE_PRODUCTS`], schoolbook).
 fn base(b: &mut B, f: Flavour, table: Gpr, h: Gpr) {
     b.doc("H^2; then H^3, H^4; then H^5..H^8 = H^1..H^4 * H^4: three dependent products.");
+    powers(b, f, table, h, &BASE_PRODUCTS);
+}
+
+/// `<f>_init_small_avx(table, h)`: H^1..H^4 and their half-sums only, for every x86_64 set's update of at most
+/// four blocks under a fresh key.
+pub fn init_small(f: Flavour, abi: Abi) -> Result<Function<X86_64>, GenError> {
+    init_of(f, abi, "small_avx", &[X86Feature::Avx, X86Feature::Pclmulqdq], small)
+}
+
+/// H^1..H^4 and their half-sums ([`BASE_PRODUCTS`]' first round and second).
+fn small(b: &mut B, f: Flavour, table: Gpr, h: Gpr) {
+    b.doc("Only H^1..H^4 (table bytes 0..63) and their half-sums (128..191): H^2; then H^3, H^4.");
+    powers(b, f, table, h, &BASE_PRODUCTS[..3]);
+}
+
+/// H^1 and the `products`, each with its half-sum, stored as computed.
+fn powers(b: &mut B, f: Flavour, table: Gpr, h: Gpr, products: &[(usize, usize, usize)]) {
     let power = |i: usize| Xmm(3 + i as u8);
     let [lo, hi, mid, t] = [0, 1, 2, 3].map(Xmm);
     let poly = init_poly(b);
@@ -260,7 +277,7 @@ fn base(b: &mut B, f: Flavour, table: Gpr, h: Gpr) {
     };
     b.comment("H^1 and its half-sum.");
     store(b, 1);
-    for (i, a, c) in BASE_PRODUCTS {
+    for &(i, a, c) in products {
         b.comment(format_args!("H^{i} = H^{a} * H^{c}, and its half-sum."));
         if a == c {
             mont_mul!(b, vpxor, power(i), power(a), power(c), square, [lo, hi, mid, t], poly.clone());

@@ -1,6 +1,6 @@
 //! GHASH/POLYVAL backends: the portable code, the listings' hash sets and the JIT's, each filled by role
 //! (`ghash_init`, `ghash_update`, `polyval_init`, `polyval_update`, and where a set has them
-//! `ghash_init_base`, `polyval_init_base`) from the generated set table or the
+//! `ghash_init_base`, `polyval_init_base`, `ghash_init_small`, `polyval_init_small`) from the generated set table or the
 //! JIT, in one [`Registry`] per function.
 
 use super::portable;
@@ -22,6 +22,9 @@ pub(crate) struct HashKernels {
     pub init: InitFn,
     /// Key setup of the table's common part only, where `init` fills more (the x86_64 ymm and zmm sets).
     pub init_base: Option<InitFn>,
+    /// Key setup of H^1..H^4 and their half-sums only, enough for this set's update of at most
+    /// [`super::key::SMALL_BLOCKS`] blocks (the x86_64 sets).
+    pub init_small: Option<InitFn>,
     /// GHASH (keys and blocks byte-reflected around the POLYVAL core) rather than POLYVAL.
     pub reflected: bool,
     /// Block update.
@@ -43,6 +46,7 @@ pub(crate) static PORTABLE_GHASH: HashKernels = HashKernels {
     available: true,
     init: portable::ghash_init,
     init_base: None,
+    init_small: None,
     reflected: true,
     update: portable::ghash_update,
 };
@@ -51,6 +55,7 @@ const PORTABLE_POLYVAL: HashKernels = HashKernels {
     available: true,
     init: portable::polyval_init,
     init_base: None,
+    init_small: None,
     reflected: false,
     update: portable::polyval_update,
 };
@@ -70,6 +75,7 @@ fn from_roles(
             available,
             init: init("ghash_init")?,
             init_base: init("ghash_init_base"),
+            init_small: init("ghash_init_small"),
             reflected: true,
             update: update("ghash_update")?,
         },
@@ -78,6 +84,7 @@ fn from_roles(
             available,
             init: init("polyval_init")?,
             init_base: init("polyval_init_base"),
+            init_small: init("polyval_init_small"),
             reflected: false,
             update: update("polyval_update")?,
         },

@@ -5,6 +5,9 @@
 //! * none: a call of one block runs the update against a 144-byte table on the stack holding H^1 and its
 //!   half-sum, computed in a few instructions ([`portable::first_power`]) and wiped after the call. Every set's
 //!   update reads only those two entries for one block.
+//! * the first call of 2..=[`SMALL_BLOCKS`] blocks, where the set has an `init_small` (x86_64): H^1..H^4 and
+//!   their half-sums on the stack, 128 bytes, wiped after the call (every x86_64 update reads nothing else for
+//!   that many blocks); a second such call fills the common part instead.
 //! * the common part: H^1..H^8 and their half-sums (256 bytes, inside the key), from the set's `init_base`
 //!   (the x86_64 ymm and zmm sets: the xmm set's init) or its `init` (the other sets fill nothing more). Those
 //!   sets' updates read nothing else; the ymm and zmm sets' read nothing else for fewer than
@@ -36,6 +39,11 @@ const _: () = assert!(BASE_BYTES == asmgen_kernels::ghash::BASE_TABLE_BYTES);
 /// The most blocks one update call of a ymm or zmm set may take when only the common part is filled (from 16
 /// blocks on they read the extension).
 pub(crate) const BASE_UPDATE_BLOCKS: usize = 15;
+/// The most blocks an update reads only H^1..H^4 (and their half-sums) for, in the sets with an `init_small`.
+pub(crate) const SMALL_BLOCKS: usize = 4;
+#[cfg(any(feature = "jit", feature = "interp"))]
+const _: () = assert!(SMALL_BLOCKS == asmgen_kernels::ghash::SMALL_BLOCKS);
+
 /// From this many blocks in one call, a ymm or zmm set's key gets its whole table: below it, the table's
 /// setup costs more than the wide loops save (a 1 KiB call).
 pub(crate) const WHOLE_TABLE_BLOCKS: usize = 64;
@@ -160,7 +168,9 @@ struct Levels {
     /// The whole table (null until filled), owned.
     whole: AtomicPtr<KeyTable>,
     base_state: AtomicU8,
-    padding: [u8; 7],
+    /// Whether a call already used H^1..H^4 on the stack (the next one fills the common part).
+    small_used: AtomicU8,
+    padding: [u8; 6],
 }
 
 // SAFETY: `base` is written only by the caller that moved `base_state` from EMPTY to FILLING, and read only
@@ -176,7 +186,8 @@ impl Levels {
             base: UnsafeCell::new(BaseTable([0; BASE_BYTES / 16])),
             whole: AtomicPtr::new(std::ptr::null_mut()),
             base_state: AtomicU8::new(EMPTY),
-            padding: [0; 7],
+            small_used: AtomicU8::new(0),
+            padding: [0; 6],
         }
     }
 
@@ -195,6 +206,16 @@ impl Levels {
             }
             _ => None,
         }
+    }
+
+    /// Whether this is the first call to ask for H^1..H^4 alone (later ones fill the common part). A hint, not
+    /// a lock: two threads racing may both get `true`, and each computes its own.
+    fn first_small(&self) -> bool {
+        let first = self.small_used.load(Ordering::Relaxed) == 0;
+        if first {
+            self.small_used.store(1, Ordering::Relaxed);
+        }
+        first
     }
 
     fn base_filled(&self) -> bool {
@@ -348,79 +369,169 @@ impl HashKey {
         }
     }
 
-    /// The base-only key setup of this backend.
-    fn init_base(&self) -> InitFn {
-        self.kernels.init_base.unwrap_or(self.kernels.init)
-    }
-
     /// Runs `f` with the common part of the table: the key's (filled now if it was not), or, while another
-    /// thread fills that, a copy filled on the stack and wiped after `f`. For the fused GCM kernels, and the
-    /// updates that read only the common part.
+    /// thread fills that, a copy filled on the stack and wiped after `f`. For the fused GCM kernels.
     pub(crate) fn with_base<R>(&self, f: impl FnOnce(*const u8) -> R) -> R {
-        if let Some(p) = self.levels().base(self.init_base(), &self.h) {
-            return f(p);
-        }
-        let mut local = BaseTable([0; BASE_BYTES / 16]);
-        // SAFETY: 256 writable bytes, all a base-only init writes; a 16-byte key.
-        unsafe { (self.init_base())(local.0.as_mut_ptr().cast(), self.h.as_ptr()) };
-        let r = f(local.0.as_ptr().cast());
-        // SAFETY: a local table no longer read; all-zero words are valid.
-        unsafe { crate::wipe_object(&mut local) };
-        r
-    }
-
-    /// Runs `f` with the whole table for this backend's update of any length (for a set without an extension,
-    /// the common part).
-    fn with_whole<R>(&self, f: impl FnOnce(*const u8) -> R) -> R {
-        match self.kernels.init_base {
-            Some(_) => f(self.levels().whole(self.kernels.init, &self.h)),
-            None => self.with_base(f),
-        }
-    }
-
-    /// Whether the whole table is filled (for a set with an extension; the common part for the others).
-    fn whole_filled(&self) -> bool {
-        match self.kernels.init_base {
-            Some(_) => self.levels().whole_filled(),
-            None => self.levels().base_filled(),
-        }
+        with_base_in(self.kernels, &self.h, &mut self.levels(), f)
     }
 
     /// Absorbs the whole blocks of `data` (its length a multiple of 16) into `state` with `update`, a kernel of
     /// this key's set (the general one, or a fixed-size one, which gets the whole table).
     pub(crate) fn absorb_with(&self, update: UpdateFn, fixed: bool, state: &mut [u8; 16], data: &[u8]) {
-        debug_assert_eq!(data.len() % 16, 0);
-        let n = data.len() / 16;
-        let mut call = |table: *const u8, blocks: &[u8]| {
-            // SAFETY: `state` is 16 writable bytes, `table` holds what this set's update reads for
-            // `blocks.len() / 16` blocks (the module doc), and `blocks` that many readable bytes.
-            unsafe { update(state.as_mut_ptr(), table, blocks.as_ptr(), blocks.len() / 16) }
-        };
-        if n == 0 {
-            return;
-        }
-        if fixed || self.whole_filled() || n >= WHOLE_TABLE_BLOCKS {
-            self.with_whole(|table| call(table, data));
-        } else if n == 1 && !self.levels().base_filled() {
-            let mut one = FirstPower([0; 144]);
-            portable::first_power(&mut one.0, &self.h, self.kernels.reflected);
-            call(one.0.as_ptr(), data);
-            one.0[..16].zeroize();
-            one.0[128..].zeroize();
-        } else if self.kernels.init_base.is_none() {
-            self.with_base(|table| call(table, data));
-        } else {
-            self.with_base(|table| {
-                for run in data.chunks(16 * BASE_UPDATE_BLOCKS) {
-                    call(table, run);
-                }
-            });
-        }
+        absorb_in(self.kernels, &self.h, &mut self.levels(), update, fixed, state, data)
     }
 
     /// [`Self::absorb_with`] the backend's general update.
     pub(crate) fn absorb(&self, state: &mut [u8; 16], data: &[u8]) {
         self.absorb_with(self.kernels.update, false, state, data)
+    }
+
+    /// [`Self::absorb_with`] through `&mut`: a key that was never cloned fills its own levels with plain stores
+    /// (no other thread can see them), not the atomic read-modify-writes a shared key needs.
+    pub(crate) fn absorb_mut(&mut self, update: UpdateFn, fixed: bool, state: &mut [u8; 16], data: &[u8]) {
+        if self.shared.get_mut().is_null() {
+            absorb_in(self.kernels, &self.h, &mut &mut self.own, update, fixed, state, data)
+        } else {
+            self.absorb_with(update, fixed, state, data)
+        }
+    }
+}
+
+/// How a call reaches a key's levels: through a shared reference (atomics: another thread may fill them too)
+/// or, for a key never cloned, through `&mut` (plain loads and stores).
+trait Fill {
+    /// The common part, filled now with `init` if it was not; `None` while another thread fills it.
+    fn base(&mut self, init: InitFn, h: &[u8; 16]) -> Option<*const u8>;
+    /// The whole table, filled now with `init` if it was not.
+    fn whole(&mut self, init: InitFn, h: &[u8; 16]) -> *const u8;
+    fn base_filled(&self) -> bool;
+    fn whole_filled(&self) -> bool;
+    /// Whether this is the first call to ask for H^1..H^4 alone.
+    fn first_small(&mut self) -> bool;
+}
+
+impl Fill for &Levels {
+    fn base(&mut self, init: InitFn, h: &[u8; 16]) -> Option<*const u8> {
+        Levels::base(self, init, h)
+    }
+    fn whole(&mut self, init: InitFn, h: &[u8; 16]) -> *const u8 {
+        Levels::whole(self, init, h)
+    }
+    fn base_filled(&self) -> bool {
+        Levels::base_filled(self)
+    }
+    fn whole_filled(&self) -> bool {
+        Levels::whole_filled(self)
+    }
+    fn first_small(&mut self) -> bool {
+        Levels::first_small(self)
+    }
+}
+
+impl Fill for &mut Levels {
+    fn base(&mut self, init: InitFn, h: &[u8; 16]) -> Option<*const u8> {
+        if *self.base_state.get_mut() != FILLED {
+            // SAFETY: `&mut`: nobody else reads or writes the levels; the base-only inits write the 256 bytes
+            // and nothing else.
+            unsafe { init(self.base.get_mut().0.as_mut_ptr().cast(), h.as_ptr()) };
+            *self.base_state.get_mut() = FILLED;
+        }
+        Some(self.base.get_mut().0.as_ptr().cast())
+    }
+    fn whole(&mut self, init: InitFn, h: &[u8; 16]) -> *const u8 {
+        let w = self.whole.get_mut();
+        if w.is_null() {
+            *w = KeyTable::filled(init, h);
+        }
+        w.cast_const().cast()
+    }
+    fn base_filled(&self) -> bool {
+        Levels::base_filled(self)
+    }
+    fn whole_filled(&self) -> bool {
+        Levels::whole_filled(self)
+    }
+    fn first_small(&mut self) -> bool {
+        std::mem::replace(self.small_used.get_mut(), 1) == 0
+    }
+}
+
+/// [`HashKey::with_base`] on `levels`.
+fn with_base_in<R>(
+    kernels: &'static HashKernels,
+    h: &[u8; 16],
+    levels: &mut impl Fill,
+    f: impl FnOnce(*const u8) -> R,
+) -> R {
+    let init_base = kernels.init_base.unwrap_or(kernels.init);
+    if let Some(p) = levels.base(init_base, h) {
+        return f(p);
+    }
+    let mut local = BaseTable([0; BASE_BYTES / 16]);
+    // SAFETY: 256 writable bytes, all a base-only init writes; a 16-byte key.
+    unsafe { init_base(local.0.as_mut_ptr().cast(), h.as_ptr()) };
+    let r = f(local.0.as_ptr().cast());
+    // SAFETY: a local table no longer read; all-zero words are valid.
+    unsafe { crate::wipe_object(&mut local) };
+    r
+}
+
+/// [`HashKey::absorb_with`] on `levels`, the key `h` on `kernels`.
+fn absorb_in(
+    kernels: &'static HashKernels,
+    h: &[u8; 16],
+    levels: &mut impl Fill,
+    update: UpdateFn,
+    fixed: bool,
+    state: &mut [u8; 16],
+    data: &[u8],
+) {
+    debug_assert_eq!(data.len() % 16, 0);
+    let n = data.len() / 16;
+    let mut call = |table: *const u8, blocks: &[u8]| {
+        // SAFETY: `state` is 16 writable bytes, `table` holds what this set's update reads for
+        // `blocks.len() / 16` blocks (the module doc), and `blocks` that many readable bytes.
+        unsafe { update(state.as_mut_ptr(), table, blocks.as_ptr(), blocks.len() / 16) }
+    };
+    if n == 0 {
+        return;
+    }
+    // The whole table, for a set with an extension (the common part is all the others have).
+    let extended = kernels.init_base.is_some();
+    let whole_filled = if extended { levels.whole_filled() } else { levels.base_filled() };
+    if fixed || whole_filled || n >= WHOLE_TABLE_BLOCKS {
+        if extended {
+            call(levels.whole(kernels.init, h), data);
+        } else {
+            with_base_in(kernels, h, levels, |table| call(table, data));
+        }
+    } else if n == 1 && !levels.base_filled() {
+        let mut one = FirstPower([0; 144]);
+        portable::first_power(&mut one.0, h, kernels.reflected);
+        call(one.0.as_ptr(), data);
+        one.0[..16].zeroize();
+        one.0[128..].zeroize();
+    } else if let Some(init_small) =
+        kernels.init_small.filter(|_| n <= SMALL_BLOCKS && !levels.base_filled() && levels.first_small())
+    {
+        // Only the words init_small writes are read, and only they are wiped.
+        let mut small = std::mem::MaybeUninit::<BaseTable>::uninit();
+        let words = small.as_mut_ptr().cast::<u128>();
+        // SAFETY: 256 writable bytes, of which init_small writes 0..64 and 128..192; a 16-byte key.
+        unsafe { init_small(words.cast(), h.as_ptr()) };
+        call(words.cast_const().cast(), data);
+        for i in [0, 1, 2, 3, 8, 9, 10, 11] {
+            // SAFETY: a word within the local table, no longer read.
+            unsafe { std::ptr::write_volatile(words.add(i), 0) };
+        }
+    } else if !extended {
+        with_base_in(kernels, h, levels, |table| call(table, data));
+    } else {
+        with_base_in(kernels, h, levels, |table| {
+            for run in data.chunks(16 * BASE_UPDATE_BLOCKS) {
+                call(table, run);
+            }
+        });
     }
 }
 

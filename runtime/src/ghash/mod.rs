@@ -40,8 +40,8 @@ impl Core {
     /// Absorbs whole blocks; `blocks.len()` must be a multiple of 16.
     fn blocks(&mut self, blocks: &[u8]) {
         match self.fixed {
-            Some(f) if f.blocks * 16 == blocks.len() => self.key.absorb_with(f.update, true, &mut self.state, blocks),
-            _ => self.key.absorb(&mut self.state, blocks),
+            Some(f) if f.blocks * 16 == blocks.len() => self.key.absorb_mut(f.update, true, &mut self.state, blocks),
+            _ => self.key.absorb_mut(self.key.kernels().update, false, &mut self.state, blocks),
         }
     }
 

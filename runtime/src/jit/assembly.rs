@@ -2,31 +2,10 @@
 //! ([`JitStats`]). The entry points that assemble ([`Jit::host`], [`Jit::process`], [`Jit::specialised`]) are
 //! in the module above.
 
+use super::error::JitError;
+use super::module::JitModule;
 use std::fmt;
 use std::time::Duration;
-
-/// Why the JIT could not assemble this CPU's kernels.
-#[derive(Debug)]
-pub enum JitError {
-    /// No JIT for this build or CPU (no listings linked, or no kernel set for this CPU).
-    Unsupported(&'static str),
-    /// A kernel description could not be built or lowered (a bug: the listings are generated from them).
-    Lower(String),
-    /// Mapping the memory failed.
-    Memory(std::io::Error),
-}
-
-impl fmt::Display for JitError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            JitError::Unsupported(what) => write!(f, "JIT not supported: {what}"),
-            JitError::Lower(e) => write!(f, "JIT lowering failed: {e}"),
-            JitError::Memory(e) => write!(f, "JIT memory: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for JitError {}
 
 /// One assembled kernel.
 #[derive(Clone, Debug)]
@@ -55,7 +34,9 @@ pub struct JitStats {
     /// Lowering: instructions to bytes (encoding, branch relaxation, layout); on x86_64 the layout only
     /// (prologues and epilogues, branch relaxation, constants).
     pub lower: Duration,
-    /// Mapping: copying into read-write memory, turning it read-execute, flushing the instruction cache.
+    /// Mapping ([`JitModule`]'s): checking the kernels against this CPU, copying them into read-write memory,
+    /// turning it read-execute, flushing the instruction cache (Windows x64: making and registering the unwind
+    /// data too).
     pub map: Duration,
     /// Instructions lowered.
     pub instructions: usize,
@@ -84,11 +65,10 @@ impl JitStats {
 /// Prints an image's text, one string per function (from the description, rebuilt on demand: for audits).
 pub(super) type TextFn = Box<dyn Fn(&asmgen::lower::Image) -> Result<Vec<String>, String> + Send + Sync>;
 
-/// One image (a kernel set or a specialisation) in its own mapping.
+/// One image (a kernel set or a specialisation) in its own mapping: a [`JitModule`] (mapping and unwind
+/// registration), with the image it maps, for its text.
 pub(crate) struct Mapped {
-    /// The OS's record of the image's unwind data (Windows x64); dropped before the mapping it describes.
-    pub(super) _unwind: super::unwind::Registration,
-    pub(super) buffer: memmap2::Mmap,
+    pub(super) module: JitModule,
     pub(super) image: asmgen::lower::Image,
     pub(super) text: TextFn,
 }
@@ -147,7 +127,7 @@ impl Jit {
 
     /// The machine code of kernel `k` (as mapped).
     pub fn bytes(&self, k: &JitKernel) -> &[u8] {
-        &self.images[k.image].buffer[k.offset..k.offset + k.len]
+        &self.images[k.image].module.code()[k.offset..k.offset + k.len]
     }
 
     /// Kernel `k` as text, for audits: offset, bytes and instruction per line. x86_64 disassembles the bytes
@@ -181,7 +161,7 @@ impl Jit {
     }
 
     fn entry_at(&self, k: &JitKernel) -> *const u8 {
-        self.images[k.image].buffer[k.offset..].as_ptr()
+        self.images[k.image].module.code()[k.offset..].as_ptr()
     }
 
     pub(super) fn empty(tuning: Vec<String>) -> Jit {

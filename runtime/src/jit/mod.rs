@@ -2,6 +2,12 @@
 //! this CPU and mapped (memmap2), never writable and executable at once (the code is copied into a
 //! read-write mapping, which is then turned read-execute).
 //!
+//! * For any function ([`JitModule`]): a user's functions, written with [`asmgen::Builder`] for this platform's
+//!   ABI ([`host_target`]) and CPU ([`host_features`]), lowered, mapped W^X with the instruction cache
+//!   synchronised and, on Windows x64, their unwind data registered; [`JitModule::get`] hands back typed
+//!   function pointers checked against their C signatures. Errors (another ISA or ABI, a feature this CPU
+//!   lacks, no executable memory, a wrong signature) are [`JitError`]s. The kernel catalog's JIT below maps
+//!   each of its images through the same type.
 //! * What it assembles: the kernel sets the runtime's backend layer chooses for this CPU (per listing the best available
 //!   set, or its rival where the catalog names one and it measured faster: on x86_64 the AES-NI AVX2 set
 //!   against the AVX one, for CPUs such as Zen 1 that split 256-bit operations; [`Jit::tuning`] says what was
@@ -22,13 +28,17 @@
 //! `ASMGEN_NO_ASM`) there is nothing to specialise from and [`Jit::host`] says so.
 
 mod assembly;
+mod error;
 mod memory;
+mod module;
 mod specialised;
 #[cfg(all(asmgen_aot, any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "riscv64")))]
 mod target;
 mod unwind;
 
-pub use assembly::{Jit, JitError, JitKernel, JitStats};
+pub use assembly::{Jit, JitKernel, JitStats};
+pub use error::JitError;
+pub use module::{host_features, host_target, CReturn, CValue, JitFn, JitFunction, JitModule};
 pub use specialised::Specialisation;
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};

@@ -1,9 +1,11 @@
 //! The JIT on this target: its ISA and kernel sets (the catalog's), and the assembly of a set's kernels (build,
 //! lower, map) that [`Jit::host`] and [`Jit::specialised`] share.
 
-use super::assembly::{Jit, JitError, JitStats, Mapped};
-use super::memory;
+use super::assembly::{Jit, JitStats, Mapped};
+use super::error::JitError;
+use super::module::JitModule;
 use super::specialised::Specialisation;
+#[cfg(test)]
 use super::unwind;
 use asmgen::lower::Lower;
 use asmgen::{Feature, FeatureSet, Function, InstructionSet};
@@ -26,6 +28,10 @@ mod arch {
 #[cfg(target_arch = "aarch64")]
 mod arch {
     pub(crate) type I = asmgen::isa::aarch64::Aarch64;
+    /// The row whose listing is linked: macOS's (Apple's AAPCS64, x18 reserved) on Apple systems.
+    #[cfg(target_vendor = "apple")]
+    pub(crate) const TARGET: asmgen::Target = asmgen::Target::AARCH64_MACOS;
+    #[cfg(not(target_vendor = "apple"))]
     pub(crate) const TARGET: asmgen::Target = asmgen::Target::AARCH64_LINUX;
     pub(crate) const SETS: &[asmgen_kernels::catalog::KernelSet<I>] = asmgen_kernels::catalog::AARCH64_SETS;
 }
@@ -67,35 +73,39 @@ pub(crate) fn assemble(
     }
     let t1 = Instant::now();
     let mut used = FeatureSet::<<I as InstructionSet>::Feature>::empty();
-    let mut kernels = Vec::with_capacity(functions.len());
-    for (f, role) in functions.iter().zip(roles) {
-        if let Some(missing) = f.required.iter().find(|x| !crate::cpu::has(x.name())) {
-            return Err(JitError::Lower(format!("{} needs {}, which this CPU lacks", f.name, missing.name())));
-        }
-        used = used.union(f.required);
-        kernels.push((role, if f.required.is_empty() { "baseline".to_string() } else { f.required.names(", ") }));
-    }
+    let kernels: Vec<_> = functions
+        .iter()
+        .zip(roles)
+        .map(|(f, role)| {
+            used = used.union(f.required);
+            (role, if f.required.is_empty() { "baseline".to_string() } else { f.required.names(", ") })
+        })
+        .collect();
     let refs: Vec<&Function<I>> = functions.iter().collect();
     #[cfg(target_arch = "x86_64")]
     let image = stream.lower(&refs).map_err(lower_err)?;
     #[cfg(not(target_arch = "x86_64"))]
     let image = asmgen::lower::lower(&refs).map_err(lower_err)?;
-    let prepared = unwind::prepare(&refs, &image).map_err(lower_err)?;
-    let instructions = image.instructions;
+    let t2 = Instant::now();
+    // The one path every JIT image takes: checked against this CPU, mapped W^X, unwind data registered.
+    let module = JitModule::from_image(&refs, &image)?;
+    let t3 = Instant::now();
     drop(refs);
     drop(functions);
-    let t2 = Instant::now();
-    let (buffer, mapped) = memory::map(&prepared.bytes).map_err(JitError::Memory)?;
-    let unwind = prepared.register(buffer.as_ptr());
-    let t3 = Instant::now();
-    let stats =
-        JitStats { build: t1 - t0, lower: t2 - t1, map: t3 - t2, instructions, bytes: image.bytes.len(), mapped };
+    let stats = JitStats {
+        build: t1 - t0,
+        lower: t2 - t1,
+        map: t3 - t2,
+        instructions: image.instructions,
+        bytes: image.bytes.len(),
+        mapped: module.mapped(),
+    };
     let text = move |image: &asmgen::lower::Image| -> Result<Vec<String>, String> {
         let functions: Vec<Function<I>> = build().map_err(|e| e.to_string())?.into_iter().map(|k| k.function).collect();
         let refs: Vec<&Function<I>> = functions.iter().collect();
         <I as Lower>::disassemble(&refs, image).map_err(|e| e.to_string())
     };
-    jit.push(Mapped { _unwind: unwind, buffer, image, text: Box::new(text) }, listing, set, kernels);
+    jit.push(Mapped { module, image, text: Box::new(text) }, listing, set, kernels);
     for f in <I as InstructionSet>::Feature::ALL.iter().filter(|f| used.contains(**f)) {
         if !jit.features.contains(&f.name()) {
             jit.features.push(f.name());

@@ -19,16 +19,26 @@ pub(super) struct Prepared<'a> {
 /// A registration that ends with the mapping (drop it before unmapping).
 pub(crate) struct Registration {
     #[cfg(all(windows, target_arch = "x86_64"))]
-    _table: Option<win64::Table>,
+    _table: win64::Table,
 }
 
-/// What to map for `image`, lowered from `functions`.
+/// What to map for `image`, lowered from `functions` (of the host's ISA: x86-64 here).
 #[cfg(all(windows, target_arch = "x86_64"))]
-pub(super) fn prepare<'a>(
-    functions: &[&Function<asmgen::isa::x86_64::X86_64>],
+pub(super) fn prepare<'a, I: asmgen::Isa>(
+    functions: &[&Function<I>],
     image: &'a Image,
 ) -> Result<Prepared<'a>, GenError> {
-    let unwind = asmgen::lower::win64_unwind::win64_unwind(functions, image)?;
+    use asmgen::isa::x86_64::X86_64;
+    let x86_64: Vec<&Function<X86_64>> = functions
+        .iter()
+        .map(|f| {
+            (*f as &dyn std::any::Any).downcast_ref().ok_or_else(|| GenError {
+                function: f.name.clone(),
+                message: "unwind data for JIT code on Windows is made for x86-64 functions only".into(),
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    let unwind = asmgen::lower::win64_unwind::win64_unwind(&x86_64, image)?;
     let mut bytes = image.bytes.clone();
     bytes.resize(bytes.len().next_multiple_of(4), 0);
     let xdata = bytes.len() as u32;
@@ -51,14 +61,14 @@ pub(super) fn prepare<'a, I: asmgen::Isa>(
 }
 
 impl Prepared<'_> {
-    /// Registers the unwind data for the image mapped at `base`.
-    pub(super) fn register(self, base: *const u8) -> Registration {
+    /// Registers the unwind data for the image mapped at `base`; `None` if the OS refused it.
+    pub(super) fn register(self, base: *const u8) -> Option<Registration> {
         #[cfg(all(windows, target_arch = "x86_64"))]
-        return Registration { _table: win64::Table::register(self.table, base) };
+        return Some(Registration { _table: win64::Table::register(self.table, base)? });
         #[cfg(not(all(windows, target_arch = "x86_64")))]
         {
             let _ = base;
-            Registration {}
+            Some(Registration {})
         }
     }
 }
@@ -87,8 +97,7 @@ mod win64 {
     unsafe impl Sync for Table {}
 
     impl Table {
-        /// Registers `table` for code mapped at `base`; `None` if the OS refused (the kernels still run, they
-        /// just cannot be unwound, as before registration existed).
+        /// Registers `table` for code mapped at `base`; `None` if the OS refused.
         pub(super) fn register(table: Vec<RuntimeFunction>, base: *const u8) -> Option<Table> {
             let table = table.into_boxed_slice();
             // SAFETY: the table and the mapping at `base` (code and UNWIND_INFOs) live until `drop`, which
