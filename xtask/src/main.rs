@@ -17,10 +17,13 @@
 //! * `bench [filter] [--json FILE] [--svg DIR]`: the benchmark table (this project beside libgcrypt, OpenSSL and
 //!   RustCrypto); `--json` writes the figures, `--svg` one chart per family (paths relative to the workspace root).
 //! * `bench --model`: llvm-mca-19 cycles/byte of the aarch64 and riscv64 hot loops (no such hardware here).
+//! * `example [native|aarch64|riscv64|windows]`: the worked example `examples/chacha20` (a crate outside the
+//!   workspace): rustfmt, clippy and its tests natively, then under qemu-user and wine.
 
 mod audit;
 mod cross;
 mod diff;
+mod example;
 mod json;
 mod model;
 
@@ -139,10 +142,11 @@ fn main() -> ExitCode {
         Some("diff") => diff::run(&root(), &args[1..]),
         Some("cross") => cross::run(&root(), &args[1..]),
         Some("jit-tests") => cross::jit_tests(&root()),
+        Some("example") => example::run(&root(), &args[1..]),
         Some("bench") if args.get(1).map(String::as_str) == Some("--model") => model::run(&root()),
         Some("bench") => cross::bench(&root(), &args[1..]),
         _ => Err(
-            "usage: cargo xtask <gen [--out DIR [--target T] [--prefix P] [--visibility hidden|default]] | check | report [target] | audit [target] [--json] | diff <rev> [<rev2>] [--json] | jit-tests | cross [arch | windows] | bench [filter] [--json FILE] [--svg DIR] | bench --model>"
+            "usage: cargo xtask <gen [--out DIR [--target T] [--prefix P] [--visibility hidden|default]] | check | report [target] | audit [target] [--json] | diff <rev> [<rev2>] [--json] | jit-tests | cross [arch | windows] | example [native | arch | windows] | bench [filter] [--json FILE] [--svg DIR] | bench --model>"
                 .into(),
         ),
     };
