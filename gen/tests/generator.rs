@@ -157,6 +157,25 @@ fn check_names_stale_missing_and_extra_files() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A parameter named like a Rust keyword (`in`, OpenSSL's name for the input) is a raw identifier in `mod.rs`.
+#[test]
+fn rust_keywords_are_raw_identifiers_in_the_declarations() {
+    let g = Generator::new("out").targets(&[Target::X86_64_LINUX]).listing(ListingSpec::new("copy", "Copy").x86_64(
+        |abi| {
+            let mut b = Builder::<X86_64>::new("copy8", abi, &[]);
+            let out = b.param("out", CType::U64Ptr);
+            let inp = b.param("in", CType::ConstU64Ptr);
+            b.mov(RAX, mem(inp, 0)).mov(mem(out, 0), RAX);
+            Ok(vec![b.finish()?])
+        },
+    ));
+    let files = g.files().unwrap();
+    let rs = &files.iter().find(|f| f.path.ends_with("mod.rs")).unwrap().contents;
+    assert!(rs.contains("pub fn copy8(out: *mut u64, r#in: *const u64);"), "{rs}");
+    let h = &files.iter().find(|f| f.path.ends_with(".h")).unwrap().contents;
+    assert!(h.contains("void copy8(uint64_t *out, const uint64_t *in);"), "{h}");
+}
+
 #[test]
 fn a_bad_prefix_or_function_is_an_error() {
     let e = generator(PathBuf::from("out")).prefix("9lives").files().unwrap_err();

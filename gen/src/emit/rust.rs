@@ -43,7 +43,7 @@ pub fn declarations<I: Isa>(target: Target, listings: &[Listing<I>], sets: &[Set
         for f in &l.functions {
             let _ = writeln!(s, "    /// `{}` ({}.S): requires {}.", f.name, l.name, features(f.required.names(", ")));
             let params: Vec<String> =
-                f.signature.params.iter().map(|p| format!("{}: {}", p.name, p.ty.rust())).collect();
+                f.signature.params.iter().map(|p| format!("{}: {}", ident(p.name), p.ty.rust())).collect();
             let ret = f.signature.ret.map(|t| format!(" -> {}", t.rust())).unwrap_or_default();
             let _ = writeln!(s, "    pub fn {}({}){ret};", f.name, params.join(", "));
         }
@@ -110,6 +110,23 @@ fn set_tables(s: &mut String, sets: &[SetTable]) {
         let _ = writeln!(s, "    }},");
     }
     let _ = writeln!(s, "];");
+}
+
+/// Rust's keywords, which a C parameter may be named (`in`, `ref`, `type`): written as raw identifiers.
+const KEYWORDS: &[&str] = &[
+    "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern", "false", "fn",
+    "for", "gen", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "static",
+    "struct", "trait", "true", "type", "unsafe", "use", "where", "while", "abstract", "become", "box", "do", "final",
+    "macro", "override", "priv", "try", "typeof", "unsized", "virtual", "yield",
+];
+
+/// `name` as a Rust identifier: a keyword raw (`r#in`).
+fn ident(name: &str) -> String {
+    if KEYWORDS.contains(&name) {
+        format!("r#{name}")
+    } else {
+        name.to_string()
+    }
 }
 
 fn features(s: String) -> String {
