@@ -813,10 +813,9 @@ asmgen_polyval_update_avx:
 	align 32
 
 ; ----------------------------------------------------------------------------------------------------
-; GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^64, the zmm set H^9..H^32), from h.
-; table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
-; Montgomery domain: H^i = H^(i-1) * H * x^-128).
-; Only H^1..H^4 (table bytes 0..63) and their half-sums (128..191): H^2; then H^3, H^4.
+; GHASH key setup (SP 800-38D) of H^1..H^4 and their Karatsuba half-sums only (table bytes 0..63 and 128..191), from h: enough for updates of at most 4 blocks.
+; table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..4 only: H^2;
+; then H^3, H^4 (BASE_PRODUCTS' first two rounds). Nothing else of the table is written.
 ;
 ; void asmgen_ghash_init_small_avx(uint8_t *table, const uint8_t *h);
 ; Requires: PCLMULQDQ, AVX
@@ -916,10 +915,9 @@ asmgen_ghash_init_small_avx:
 	align 32
 
 ; ----------------------------------------------------------------------------------------------------
-; POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^64, the zmm set H^9..H^32), from h.
-; table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
-; Montgomery domain: H^i = H^(i-1) * H * x^-128).
-; Only H^1..H^4 (table bytes 0..63) and their half-sums (128..191): H^2; then H^3, H^4.
+; POLYVAL key setup (RFC 8452) of H^1..H^4 and their Karatsuba half-sums only (table bytes 0..63 and 128..191), from h: enough for updates of at most 4 blocks.
+; table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..4 only: H^2;
+; then H^3, H^4 (BASE_PRODUCTS' first two rounds). Nothing else of the table is written.
 ;
 ; void asmgen_polyval_init_small_avx(uint8_t *table, const uint8_t *h);
 ; Requires: PCLMULQDQ, AVX

@@ -254,13 +254,13 @@ fn base(b: &mut B, f: Flavour, table: Gpr, h: Gpr) {
 /// `<f>_init_small_avx(table, h)`: H^1..H^4 and their half-sums only, for every x86_64 set's update of at most
 /// four blocks under a fresh key.
 pub fn init_small(f: Flavour, abi: Abi) -> Result<Function<X86_64>, GenError> {
-    init_of(f, abi, "small_avx", &[X86Feature::Avx, X86Feature::Pclmulqdq], small)
-}
-
-/// H^1..H^4 and their half-sums ([`BASE_PRODUCTS`]' first round and second).
-fn small(b: &mut B, f: Flavour, table: Gpr, h: Gpr) {
-    b.doc("Only H^1..H^4 (table bytes 0..63) and their half-sums (128..191): H^2; then H^3, H^4.");
-    powers(b, f, table, h, &BASE_PRODUCTS[..3]);
+    let mut b = B::new(&format!("asmgen_{}_init_small_avx", f.name()), abi, &[X86Feature::Avx, X86Feature::Pclmulqdq]);
+    crate::doc_role(&mut b, f.init_small_role());
+    b.doc("table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..4 only: H^2;");
+    b.doc("then H^3, H^4 (BASE_PRODUCTS' first two rounds). Nothing else of the table is written.");
+    let [table, h] = role::params(&mut b, f.init_small_role());
+    powers(&mut b, f, table, h, &BASE_PRODUCTS[..3]);
+    b.finish()
 }
 
 /// H^1 and the `products`, each with its half-sum, stored as computed.
