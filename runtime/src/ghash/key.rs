@@ -302,7 +302,7 @@ impl Drop for HashKey {
             std::sync::atomic::fence(Ordering::Acquire);
             drop(unsafe { Box::from_raw(s) });
         }
-        // `own` wipes itself.
+        // `own`'s levels wipe their tables and give them back.
     }
 }
 
@@ -346,8 +346,7 @@ impl HashKey {
         }
     }
 
-    /// Runs `f` with the common part of the table: the key's (filled now if it was not), or, while another
-    /// thread fills that, a copy filled on the stack and wiped after `f`. For the fused GCM kernels.
+    /// Runs `f` with the common part of the table, filled now if it was not. For the fused GCM kernels.
     pub(crate) fn with_base<R>(&self, f: impl FnOnce(*const u8) -> R) -> R {
         with_base_in(self.kernels, &self.h, &mut self.levels(), f)
     }
