@@ -4,8 +4,8 @@
 //! uses per role. The emitter knows C, not kernels: the catalog passes the roles' contracts, the sizes and the
 //! sets in ([`HeaderSpec`]).
 
+use super::origin::Origin;
 use super::rust::SetTable;
-use super::Origin;
 use crate::ir::{Function, Listing};
 use crate::platform::Isa;
 use crate::target::Target;

@@ -1,6 +1,6 @@
 //! GNU as listings. Deterministic: the same listing always prints the same bytes.
 
-use super::Origin;
+use super::origin::Origin;
 use crate::error::GenError;
 use crate::feature::FeatureSet;
 use crate::ir::{Const, Function, Item, Listing};
@@ -11,10 +11,7 @@ use crate::property;
 use crate::syntax::{self, Directives};
 use crate::target::{Abi, Arch, ObjectFormat, Target};
 
-/// The command that rewrites every listing, printed in each header.
-pub const REGEN_COMMAND: &str = "cargo xtask gen";
-/// The command that checks every listing is fresh.
-pub const CHECK_COMMAND: &str = "cargo xtask check";
+pub use super::origin::{CHECK_COMMAND, REGEN_COMMAND};
 
 pub(super) fn abi_name(abi: Abi) -> &'static str {
     match abi {

@@ -9,7 +9,7 @@
 //! [`Syntax::Nasm`]: crate::target::Syntax::Nasm
 
 use super::gas::{check_abi, function_header, header, Out};
-use super::Origin;
+use super::origin::Origin;
 use crate::error::GenError;
 use crate::ir::{Cfi, Const, Function, Item, Listing};
 use crate::isa::x86_64::X86_64;
