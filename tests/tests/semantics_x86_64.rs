@@ -38,6 +38,8 @@ fn host_has(f: X86Feature) -> bool {
         X86Feature::Avx => is_x86_feature_detected!("avx"),
         X86Feature::Avx2 => is_x86_feature_detected!("avx2"),
         X86Feature::Bmi2 => is_x86_feature_detected!("bmi2"),
+        X86Feature::Adx => is_x86_feature_detected!("adx"),
+        X86Feature::Sha => is_x86_feature_detected!("sha"),
         X86Feature::Vaes => is_x86_feature_detected!("vaes"),
         X86Feature::Vpclmulqdq => is_x86_feature_detected!("vpclmulqdq"),
         X86Feature::Gfni => is_x86_feature_detected!("gfni"),
@@ -97,7 +99,8 @@ fn operands(rng: &mut Rng, kinds: &[&str], base: u8, aligned: bool) -> Vec<Opera
 /// The bytes of one instruction, from the JIT lowering of a function holding only it.
 fn encode(op: Op, operands: &[Operand]) -> Vec<u8> {
     use X86Feature::*;
-    let all = [Ssse3, Sse41, Aes, Pclmulqdq, Avx, Avx2, Bmi2, Vaes, Vpclmulqdq, Gfni, Avx512f, Avx512bw, Avx512vl];
+    let all =
+        [Ssse3, Sse41, Aes, Pclmulqdq, Avx, Avx2, Bmi2, Adx, Sha, Vaes, Vpclmulqdq, Gfni, Avx512f, Avx512bw, Avx512vl];
     let mut b = Builder::<X86_64>::new("one", Abi::SysV, &all);
     b.inst(op, operands.to_vec());
     let f = b.finish().unwrap();

@@ -26,6 +26,10 @@ crate::define_features! {
         Avx2 = "AVX2",
         /// BMI2.
         Bmi2 = "BMI2",
+        /// ADX (`adcx`, `adox`: two independent carry chains).
+        Adx = "ADX",
+        /// SHA extensions (`sha256msg1`, `sha256msg2`).
+        Sha = "SHA",
         /// AES on ymm/zmm.
         Vaes = "VAES",
         /// Carry-less multiplication on ymm/zmm.
@@ -367,6 +371,12 @@ macro_rules! x86_64_table {
                     vpclmulqdq(d, a, b, sel);
                     /// `vaesenclast`: xmm (`vaesenclast`), ymm (`vaesenclast_y`) or zmm (`vaesenclast_z`).
                     vaesenclast(d, a, k);
+                    /// `vaesenc`: xmm (`vaesenc`), ymm (`vaesenc_y`) or zmm (`vaesenc_z`).
+                    vaesenc(d, a, k);
+                    /// `vaesdec`: xmm (`vaesdec`), ymm (`vaesdec_y`) or zmm (`vaesdec_z`).
+                    vaesdec(d, a, k);
+                    /// `vaesdeclast`: xmm (`vaesdeclast`), ymm (`vaesdeclast_y`) or zmm (`vaesdeclast_z`).
+                    vaesdeclast(d, a, k);
                     /// `vgf2p8affineqb`: xmm (`vgf2p8affineqb`), ymm (`vgf2p8affineqb_y`) or zmm (`vgf2p8affineqb_z`).
                     vgf2p8affineqb(d, a, m, c);
                     /// `vgf2p8affineinvqb`: xmm (`vgf2p8affineinvqb`), ymm (`vgf2p8affineinvqb_y`) or zmm
@@ -469,6 +479,20 @@ macro_rules! x86_64_table {
                 /// AES last round: ShiftRows, SubBytes, xor with the round key `k` (VEX form: AES-NI and AVX).
                 vaesenclast: "vaesenclast" (d: X, a: X, k: Xm)             [Aes, Avx] as vaesenclast
                     => iced!(VEX_Vaesenclast_xmm_xmm_xmmm128);
+                /// AES round: ShiftRows, SubBytes, MixColumns, xor with the round key `k`.
+                vaesenc:    "vaesenc"    (d: X, a: X, k: Xm)               [Aes, Avx] as vaesenc
+                    => iced!(VEX_Vaesenc_xmm_xmm_xmmm128);
+                /// AES decryption round: InvShiftRows, InvSubBytes, InvMixColumns, xor with the round key `k`.
+                vaesdec:    "vaesdec"    (d: X, a: X, k: Xm)               [Aes, Avx] as vaesdec
+                    => iced!(VEX_Vaesdec_xmm_xmm_xmmm128);
+                /// AES last decryption round: InvShiftRows, InvSubBytes, xor with the round key `k`.
+                vaesdeclast: "vaesdeclast" (d: X, a: X, k: Xm)             [Aes, Avx] as vaesdeclast
+                    => iced!(VEX_Vaesdeclast_xmm_xmm_xmmm128);
+                /// InvMixColumns of a round key (the decryption key schedule).
+                vaesimc:    "vaesimc"    (d: X, a: Xm)                     [Aes, Avx] => iced!(VEX_Vaesimc_xmm_xmmm128);
+                /// Key-schedule assist: SubWord of dwords 1 and 3 of `a`, and RotWord of them xored with `rcon`.
+                vaeskeygenassist: "vaeskeygenassist" (d: X, a: Xm, rcon: Sel) [Aes, Avx]
+                    => iced!(VEX_Vaeskeygenassist_xmm_xmmm128_imm8);
                 /// Affine map on each byte: `A·x ^ imm`, with the 8x8 bit matrix of each qword lane in `m` (row `i` in byte
                 /// `7 - i`).
                 vgf2p8affineqb: "vgf2p8affineqb" (d: X, a: X, m: Xm, c: Sel) [Gfni, Avx] as vgf2p8affineqb
@@ -521,6 +545,15 @@ macro_rules! x86_64_table {
                 /// AES last round on both 128-bit lanes.
                 vaesenclast_y: "vaesenclast" (d: Y, a: Y, k: Ym)          [Avx, Vaes] as vaesenclast
                     => iced!(VEX_Vaesenclast_ymm_ymm_ymmm256);
+                /// AES round on both 128-bit lanes.
+                vaesenc_y:  "vaesenc"    (d: Y, a: Y, k: Ym)               [Avx, Vaes] as vaesenc
+                    => iced!(VEX_Vaesenc_ymm_ymm_ymmm256);
+                /// AES decryption round on both 128-bit lanes.
+                vaesdec_y:  "vaesdec"    (d: Y, a: Y, k: Ym)               [Avx, Vaes] as vaesdec
+                    => iced!(VEX_Vaesdec_ymm_ymm_ymmm256);
+                /// AES last decryption round on both 128-bit lanes.
+                vaesdeclast_y: "vaesdeclast" (d: Y, a: Y, k: Ym)          [Avx, Vaes] as vaesdeclast
+                    => iced!(VEX_Vaesdeclast_ymm_ymm_ymmm256);
                 /// `vgf2p8affineqb` on ymm.
                 vgf2p8affineqb_y: "vgf2p8affineqb" (d: Y, a: Y, m: Ym, c: Sel) [Gfni, Avx] as vgf2p8affineqb
                     => iced!(VEX_Vgf2p8affineqb_ymm_ymm_ymmm256_imm8);
@@ -570,6 +603,15 @@ macro_rules! x86_64_table {
                 /// AES last round on the four 128-bit lanes.
                 vaesenclast_z: "vaesenclast" (d: Z, a: Z, k: Zm)          [Avx512f, Vaes] as vaesenclast
                     => iced!(EVEX_Vaesenclast_zmm_zmm_zmmm512);
+                /// AES round on the four 128-bit lanes.
+                vaesenc_z:  "vaesenc"    (d: Z, a: Z, k: Zm)               [Avx512f, Vaes] as vaesenc
+                    => iced!(EVEX_Vaesenc_zmm_zmm_zmmm512);
+                /// AES decryption round on the four 128-bit lanes.
+                vaesdec_z:  "vaesdec"    (d: Z, a: Z, k: Zm)               [Avx512f, Vaes] as vaesdec
+                    => iced!(EVEX_Vaesdec_zmm_zmm_zmmm512);
+                /// AES last decryption round on the four 128-bit lanes.
+                vaesdeclast_z: "vaesdeclast" (d: Z, a: Z, k: Zm)          [Avx512f, Vaes] as vaesdeclast
+                    => iced!(EVEX_Vaesdeclast_zmm_zmm_zmmm512);
                 /// `vgf2p8affineqb` on zmm.
                 vgf2p8affineqb_z: "vgf2p8affineqb" (d: Z, a: Z, m: Zm, c: Sel) [Gfni, Avx512f] as vgf2p8affineqb
                     => iced!(EVEX_Vgf2p8affineqb_zmm_k1z_zmm_zmmm512b64_imm8);

@@ -431,6 +431,64 @@ fn aesenclast(a: &[u8], k: &[u8]) -> [u8; 16] {
     d
 }
 
+/// The inverse S-box.
+const INV_SBOX: [u8; 256] = {
+    let mut t = [0; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[SBOX[i] as usize] = i as u8;
+        i += 1;
+    }
+    t
+};
+
+/// The AES state's byte at row `r`, column `c` after (Inv)ShiftRows, through `sbox` (byte `r + 4c` of a lane is
+/// row `r` of column `c`; ShiftRows takes column `c + r`, InvShiftRows column `c - r`).
+fn shift_sub(a: &[u8], sbox: &[u8; 256], inverse: bool) -> [u8; 16] {
+    std::array::from_fn(|i| {
+        let (r, c) = (i % 4, i / 4);
+        let from = if inverse { (c + 4 - r) % 4 } else { (c + r) % 4 };
+        sbox[a[r + 4 * from] as usize]
+    })
+}
+
+/// Each column multiplied by the circulant matrix of `coef` (MixColumns: 2 3 1 1; InvMixColumns: 14 11 13 9).
+fn mix(s: [u8; 16], coef: [u8; 4]) -> [u8; 16] {
+    std::array::from_fn(|i| {
+        let (r, c) = (i % 4, i / 4);
+        (0..4).fold(0, |x, j| x ^ gf_mul(coef[(j + 4 - r) % 4], s[4 * c + j]))
+    })
+}
+
+fn xor16(a: [u8; 16], k: &[u8]) -> [u8; 16] {
+    std::array::from_fn(|i| a[i] ^ k[i])
+}
+
+fn aesenc(a: &[u8], k: &[u8]) -> [u8; 16] {
+    xor16(mix(shift_sub(a, &SBOX, false), [2, 3, 1, 1]), k)
+}
+
+fn aesdec(a: &[u8], k: &[u8]) -> [u8; 16] {
+    xor16(inv_mix_columns(shift_sub(a, &INV_SBOX, true)), k)
+}
+
+fn aesdeclast(a: &[u8], k: &[u8]) -> [u8; 16] {
+    xor16(shift_sub(a, &INV_SBOX, true), k)
+}
+
+fn inv_mix_columns(s: [u8; 16]) -> [u8; 16] {
+    mix(s, [14, 11, 13, 9])
+}
+
+/// `aeskeygenassist`: dwords `SubWord(X1)`, `RotWord(SubWord(X1)) ^ rcon`, `SubWord(X3)`,
+/// `RotWord(SubWord(X3)) ^ rcon`, with `Xi` dword `i` of `a` and RotWord a rotation right by 8 bits.
+fn keygenassist(a: &[u8], rcon: u64) -> [u8; 16] {
+    let sub = |i: usize| u32::from_le_bytes(std::array::from_fn(|j| SBOX[a[4 * i + j] as usize]));
+    let (x1, x3) = (sub(1), sub(3));
+    let words = [x1, x1.rotate_right(8) ^ rcon as u32, x3, x3.rotate_right(8) ^ rcon as u32];
+    std::array::from_fn(|i| words[i / 4].to_le_bytes()[i % 4])
+}
+
 fn clmul(a: u64, b: u64) -> u128 {
     (0..64).filter(|i| (b >> i) & 1 == 1).fold(0, |r, i| r ^ ((a as u128) << i))
 }
@@ -589,6 +647,14 @@ static SEMS: &[Sem] = sems! {
     vpsrldq [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| lanes(w, a, a, |x, _| byte_shift(x, n, false)));
     vpclmulqdq [W, R, R, N] 0, 0, 0, false, |m, o| clmul_op(m, o);
     vaesenclast [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, aesenclast));
+    vaesenc [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, aesenc));
+    vaesdec [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, aesdec));
+    vaesdeclast [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, aesdeclast));
+    vaesimc [W, R] 0, 0, 0, false, |m, o| {
+        let a = vec(m, &o[1])?;
+        set_vec(m, &o[0], lanes(16, &a, &a, |x, _| inv_mix_columns(x.try_into().expect("16 bytes"))))
+    };
+    vaeskeygenassist [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, rcon| lanes(w, a, a, |x, _| keygenassist(x, rcon)));
     vgf2p8affineqb [W, R, R, N] 0, 0, 0, false, |m, o| affine_op(m, o, false);
     vgf2p8affineinvqb [W, R, R, N] 0, 0, 0, false, |m, o| affine_op(m, o, true);
     vmovdqu_load_y [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
@@ -620,6 +686,9 @@ static SEMS: &[Sem] = sems! {
     vextracti128 [W, R, N] 0, 0, 0, false, |m, o| extract_half(m, o, 16);
     vpclmulqdq_y [W, R, R, N] 0, 0, 0, false, |m, o| clmul_op(m, o);
     vaesenclast_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, aesenclast));
+    vaesenc_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, aesenc));
+    vaesdec_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, aesdec));
+    vaesdeclast_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, aesdeclast));
     vgf2p8affineqb_y [W, R, R, N] 0, 0, 0, false, |m, o| affine_op(m, o, false);
     vgf2p8affineinvqb_y [W, R, R, N] 0, 0, 0, false, |m, o| affine_op(m, o, true);
     vzeroupper [] 0, 0, 0, false, |m, o| {
@@ -658,6 +727,9 @@ static SEMS: &[Sem] = sems! {
     vextracti64x4 [W, R, N] 0, 0, 0, false, |m, o| extract_half(m, o, 32);
     vbroadcasti32x4 [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 16);
     vaesenclast_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, aesenclast));
+    vaesenc_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, aesenc));
+    vaesdec_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, aesdec));
+    vaesdeclast_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, aesdeclast));
     vgf2p8affineqb_z [W, R, R, N] 0, 0, 0, false, |m, o| affine_op(m, o, false);
     vgf2p8affineinvqb_z [W, R, R, N] 0, 0, 0, false, |m, o| affine_op(m, o, true);
     vpaddd_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| d2(w, a, b, u32::wrapping_add));
