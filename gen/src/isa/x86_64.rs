@@ -404,6 +404,15 @@ macro_rules! x86_64_table {
                 /// Add with carry.
                 adc:        "adc"        (d: R64, s: Ri64)                 []
                     => iced!(Adc_rm64_r64, Adc_rm64_imm8, Adc_RAX_imm32, Adc_rm64_imm32);
+                /// Subtract with borrow (CF).
+                sbb:        "sbb"        (d: R64, s: Ri64)                 []
+                    => iced!(Sbb_rm64_r64, Sbb_rm64_imm8, Sbb_RAX_imm32, Sbb_rm64_imm32);
+                /// Add with carry through CF only (the other flags kept): one of two independent carry chains.
+                adcx:       "adcx"       (d: R64, s: Rm64)                 [Adx] => iced!(Adcx_r64_rm64);
+                /// Add with carry through OF only (the other flags kept): the second carry chain.
+                adox:       "adox"       (d: R64, s: Rm64)                 [Adx] => iced!(Adox_r64_rm64);
+                /// Signed multiply, the low 64 bits of the product (CF and OF: the product did not fit).
+                imul:       "imul"       (d: R64, s: Rm64)                 [] => iced!(Imul_r64_rm64);
                 sub:        "sub"        (d: R64, s: Ri64)                 []
                     => iced!(Sub_rm64_r64, Sub_rm64_imm8, Sub_RAX_imm32, Sub_rm64_imm32);
                 and:        "and"        (d: R64, s: Ri64)                 []
@@ -414,6 +423,16 @@ macro_rules! x86_64_table {
                 test:       "test"       (a: R64, b: R64)                  [] => iced!(Test_rm64_r64);
                 shl:        "shl"        (d: R64, n: Imm)                  [] => iced!(Shl_rm64_1, Shl_rm64_imm8);
                 shr:        "shr"        (d: R64, n: Imm)                  [] => iced!(Shr_rm64_1, Shr_rm64_imm8);
+                /// Rotate left by `n` (mod 64); CF and OF only.
+                rol:        "rol"        (d: R64, n: Imm)                  [] => iced!(Rol_rm64_1, Rol_rm64_imm8);
+                /// Rotate right by `n` (mod 64); CF and OF only.
+                ror:        "ror"        (d: R64, n: Imm)                  [] => iced!(Ror_rm64_1, Ror_rm64_imm8);
+                /// Rotate right by `n` (mod 64) into another register, flags untouched.
+                rorx:       "rorx"       (d: R64, s: Rm64, n: Imm)         [Bmi2] => iced!(VEX_Rorx_r64_rm64_imm8);
+                /// Shift `d` left by `n` (mod 64), filling from the top bits of `s`.
+                shld:       "shld"       (d: R64, s: R64, n: Imm)          [] => iced!(Shld_rm64_r64_imm8);
+                /// Shift `d` right by `n` (mod 64), filling from the low bits of `s`.
+                shrd:       "shrd"       (d: R64, s: R64, n: Imm)          [] => iced!(Shrd_rm64_r64_imm8);
                 /// Byte-swap a 64-bit register (big-endian <-> native).
                 bswap:      "bswap"      (r: R64)                          [] => iced!(Bswap_r64);
                 push:       "push"       (r: R64)                          [] => iced!(Push_r64);

@@ -242,10 +242,10 @@ fn add_flags(a: u64, b: u64, carry: u64) -> (u64, u64) {
     (r, f)
 }
 
-fn sub_flags(a: u64, b: u64) -> (u64, u64) {
-    let r = a.wrapping_sub(b);
+fn sub_flags(a: u64, b: u64, borrow: u64) -> (u64, u64) {
+    let r = a.wrapping_sub(b).wrapping_sub(borrow);
     let mut f = result_flags(r, 64) | ((a ^ b ^ r) & 0x10);
-    f |= if a < b { CF } else { 0 };
+    f |= if (a as u128) < b as u128 + borrow as u128 { CF } else { 0 };
     f |= if ((a ^ b) & (a ^ r)) >> 63 != 0 { OF } else { 0 };
     (r, f)
 }
@@ -255,7 +255,8 @@ fn arith(m: &mut Machine<'_>, ops: &[Operand], kind: u8) -> Result<(), Fault> {
     let (r, f) = match kind {
         b'+' => add_flags(a, b, 0),
         b'c' => add_flags(a, b, m.state.flags & CF),
-        b'-' | b'?' => sub_flags(a, b),
+        b'-' | b'?' => sub_flags(a, b, 0),
+        b'b' => sub_flags(a, b, m.state.flags & CF),
         b'&' | b't' => (a & b, result_flags(a & b, 64)),
         _ => (a ^ b, result_flags(a ^ b, 32)),
     };
@@ -276,6 +277,46 @@ fn shift(m: &mut Machine<'_>, ops: &[Operand], left: bool) -> Result<(), Fault> 
     let of = if left { (r >> 63) ^ cf } else { a >> 63 };
     set_flags(m, STATUS, result_flags(r, 64) | cf | if of != 0 { OF } else { 0 });
     set_gpr(m, &ops[0], r)
+}
+
+/// `rol` / `ror` by an immediate: CF the bit rotated into the far end, OF (defined for a count of 1) the xor of
+/// the result's two top bits (`ror`) or of its top bit and CF (`rol`); a count of 0 (mod 64) changes nothing.
+fn rotate(m: &mut Machine<'_>, ops: &[Operand], left: bool) -> Result<(), Fault> {
+    let a = gpr(m, &ops[0])?;
+    let c = (imm(&ops[1]) & 63) as u32;
+    if c == 0 {
+        return Ok(());
+    }
+    let r = if left { a.rotate_left(c) } else { a.rotate_right(c) };
+    let (cf, of) = if left { (r & 1, (r >> 63) ^ (r & 1)) } else { (r >> 63, (r >> 63) ^ ((r >> 62) & 1)) };
+    set_flags(m, CF | OF, cf | if of != 0 { OF } else { 0 });
+    set_gpr(m, &ops[0], r)
+}
+
+/// `shld` / `shrd` by an immediate: `d` shifted by `n` (mod 64), filled from `s`; CF the last bit shifted out, OF
+/// (defined for a count of 1) whether the sign changed; a count of 0 changes nothing.
+fn double_shift(m: &mut Machine<'_>, ops: &[Operand], left: bool) -> Result<(), Fault> {
+    let (d, s) = (gpr(m, &ops[0])?, gpr(m, &ops[1])?);
+    let c = imm(&ops[2]) & 63;
+    if c == 0 {
+        return Ok(());
+    }
+    let (r, cf) = if left {
+        ((d << c) | (s >> (64 - c)), (d >> (64 - c)) & 1)
+    } else {
+        ((d >> c) | (s << (64 - c)), (d >> (c - 1)) & 1)
+    };
+    let of = if (r ^ d) >> 63 != 0 { OF } else { 0 };
+    set_flags(m, STATUS, result_flags(r, 64) | cf | of);
+    set_gpr(m, &ops[0], r)
+}
+
+/// `adcx` (`flag` CF) / `adox` (`flag` OF): `d + s + flag`, the carry out into `flag`, the other flags kept.
+fn add_carry_chain(m: &mut Machine<'_>, ops: &[Operand], flag: u64) -> Result<(), Fault> {
+    let (a, b) = (gpr(m, &ops[0])?, gpr(m, &ops[1])?);
+    let wide = a as u128 + b as u128 + (m.state.flags & flag != 0) as u128;
+    set_flags(m, flag, if wide >> 64 != 0 { flag } else { 0 });
+    set_gpr(m, &ops[0], wide as u64)
 }
 
 fn push_pop(m: &mut Machine<'_>, ops: &[Operand], push: bool) -> Result<(), Fault> {
@@ -567,6 +608,8 @@ macro_rules! sems {
 const LOGIC_U: u64 = AF;
 /// Status flags of a shift left undefined (OF unless the count is 1, AF).
 const SHIFT_U: u64 = AF | OF;
+/// Status flags of `imul` left undefined (all but CF and OF).
+const IMUL_U: u64 = SF | ZF | AF | PF;
 
 /// The semantics, in `Op` order.
 static SEMS: &[Sem] = sems! {
@@ -580,6 +623,17 @@ static SEMS: &[Sem] = sems! {
     };
     add [RW, R] 0, STATUS, 0, false, |m, o| arith(m, o, b'+');
     adc [RW, R] CF, STATUS, 0, false, |m, o| arith(m, o, b'c');
+    sbb [RW, R] CF, STATUS, 0, false, |m, o| arith(m, o, b'b');
+    adcx [RW, R] CF, CF, 0, false, |m, o| add_carry_chain(m, o, CF);
+    adox [RW, R] OF, OF, 0, false, |m, o| add_carry_chain(m, o, OF);
+    imul [RW, R] 0, STATUS, IMUL_U, false, |m, o| {
+        let (a, b) = (gpr(m, &o[0])? as i64, gpr(m, &o[1])? as i64);
+        let wide = a as i128 * b as i128;
+        let r = wide as u64;
+        let overflow = if wide != r as i64 as i128 { CF | OF } else { 0 };
+        set_flags(m, STATUS, result_flags(r, 64) | overflow);
+        set_gpr(m, &o[0], r)
+    };
     sub [RW, R] 0, STATUS, 0, false, |m, o| arith(m, o, b'-');
     and [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'&');
     xor32 [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'^');
@@ -587,6 +641,14 @@ static SEMS: &[Sem] = sems! {
     test [R, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b't');
     shl [RW, N] 0, STATUS, SHIFT_U, false, |m, o| shift(m, o, true);
     shr [RW, N] 0, STATUS, SHIFT_U, false, |m, o| shift(m, o, false);
+    rol [RW, N] 0, CF | OF, OF, false, |m, o| rotate(m, o, true);
+    ror [RW, N] 0, CF | OF, OF, false, |m, o| rotate(m, o, false);
+    rorx [W, R, N] 0, 0, 0, false, |m, o| {
+        let v = gpr(m, &o[1])?.rotate_right((imm(&o[2]) & 63) as u32);
+        set_gpr(m, &o[0], v)
+    };
+    shld [RW, R, N] 0, STATUS, SHIFT_U, false, |m, o| double_shift(m, o, true);
+    shrd [RW, R, N] 0, STATUS, SHIFT_U, false, |m, o| double_shift(m, o, false);
     bswap [RW] 0, 0, 0, false, |m, o| { let v = gpr(m, &o[0])?; set_gpr(m, &o[0], v.swap_bytes()) };
     push [R] 0, 0, 0, false, |m, o| push_pop(m, o, true);
     pop [W] 0, 0, 0, false, |m, o| push_pop(m, o, false);
