@@ -392,6 +392,8 @@ macro_rules! x86_64_table {
                     vpsrlq(d, a, n);
                     /// `vmovdqu64`: zmm from zmm or memory (`vmovdqu64`), or store (`vmovdqu64_store`).
                     vmovdqu64(d, s);
+                    /// `vpblendd`: xmm (`vpblendd`) or ymm (`vpblendd_y`).
+                    vpblendd(d, a, b, sel);
                 }
 
                 // --- general-purpose ---------------------------------------------------------------------------------
@@ -519,6 +521,9 @@ macro_rules! x86_64_table {
                 /// Inverse in GF(2^8)/0x11b, then the affine map of `vgf2p8affineqb`.
                 vgf2p8affineinvqb: "vgf2p8affineinvqb" (d: X, a: X, m: Xm, c: Sel) [Gfni, Avx] as vgf2p8affineinvqb
                     => iced!(VEX_Vgf2p8affineinvqb_xmm_xmm_xmmm128_imm8);
+                /// Dword blend: dword `i` from `b` where bit `i` of `sel` is set, else from `a`.
+                vpblendd:   "vpblendd"   (d: X, a: X, b: Xm, sel: Sel)     [Avx2] as vpblendd
+                    => iced!(VEX_Vpblendd_xmm_xmm_xmmm128_imm8);
 
                 // --- 256-bit vector (AVX2, VPCLMULQDQ) --------------------------------------------------------------------
                 vmovdqu_load_y:  "vmovdqu" (d: Y, s: M256)                 [Avx] as vmovdqu => iced!(VEX_Vmovdqu_ymm_ymmm256);
@@ -559,6 +564,15 @@ macro_rules! x86_64_table {
                 vbroadcasti128: "vbroadcasti128" (d: Y, s: M128)           [Avx2] => iced!(VEX_Vbroadcasti128_ymm_m128);
                 vinserti128: "vinserti128" (d: Y, a: Y, b: Xm, sel: Sel)   [Avx2] => iced!(VEX_Vinserti128_ymm_ymm_xmmm128_imm8);
                 vextracti128: "vextracti128" (d: X, a: Y, sel: Sel)        [Avx2] => iced!(VEX_Vextracti128_xmmm128_ymm_imm8);
+                /// 128-bit halves: half `i` of `d` is half `(sel >> 4i) & 3` of `a:b` (0, 1 from `a`, 2, 3 from `b`),
+                /// or zero where bit `4i + 3` of `sel` is set.
+                vperm2i128: "vperm2i128" (d: Y, a: Y, b: Ym, sel: Sel)     [Avx2]
+                    => iced!(VEX_Vperm2i128_ymm_ymm_ymmm256_imm8);
+                /// Qword permutation across the 256 bits: qword `i` of `d` is qword `(sel >> 2i) & 3` of `a`.
+                vpermq:     "vpermq"     (d: Y, a: Ym, sel: Sel)           [Avx2] => iced!(VEX_Vpermq_ymm_ymmm256_imm8);
+                /// Dword blend on ymm: dword `i` from `b` where bit `i` of `sel` is set, else from `a`.
+                vpblendd_y: "vpblendd"   (d: Y, a: Y, b: Ym, sel: Sel)     [Avx2] as vpblendd
+                    => iced!(VEX_Vpblendd_ymm_ymm_ymmm256_imm8);
                 vpclmulqdq_y: "vpclmulqdq" (d: Y, a: Y, b: Ym, sel: Sel)   [Avx, Vpclmulqdq] as vpclmulqdq
                     => iced!(VEX_Vpclmulqdq_ymm_ymm_ymmm256_imm8);
                 /// AES last round on both 128-bit lanes.

@@ -719,6 +719,7 @@ static SEMS: &[Sem] = sems! {
     vaeskeygenassist [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, rcon| lanes(w, a, a, |x, _| keygenassist(x, rcon)));
     vgf2p8affineqb [W, R, R, N] 0, 0, 0, false, |m, o| affine_op(m, o, false);
     vgf2p8affineinvqb [W, R, R, N] 0, 0, 0, false, |m, o| affine_op(m, o, true);
+    vpblendd [W, R, R, N] 0, 0, 0, false, |m, o| blendd(m, o);
     vmovdqu_load_y [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vmovdqu_store_y [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vmovdqa_y [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
@@ -746,6 +747,20 @@ static SEMS: &[Sem] = sems! {
     vbroadcasti128 [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 16);
     vinserti128 [W, R, R, N] 0, 0, 0, false, |m, o| insert_half(m, o, 16);
     vextracti128 [W, R, N] 0, 0, 0, false, |m, o| extract_half(m, o, 16);
+    vperm2i128 [W, R, R, N] 0, 0, 0, false, |m, o| {
+        let n = imm(&o[3]) as usize;
+        vop(m, o, |_, a, b| {
+            std::array::from_fn(|i| {
+                let ctrl = (n >> (4 * (i / 16))) & 15;
+                let src = if ctrl & 2 == 0 { a } else { b };
+                if i >= 32 || ctrl & 8 != 0 { 0 } else { src[16 * (ctrl & 1) + i % 16] }
+            })
+        })
+    };
+    vpermq [W, R, N] 0, 0, 0, false, |m, o| {
+        vimm(m, o, |_, a, n| std::array::from_fn(|i| if i < 32 { a[8 * ((n as usize >> (2 * (i / 8))) & 3) + i % 8] } else { 0 }))
+    };
+    vpblendd_y [W, R, R, N] 0, 0, 0, false, |m, o| blendd(m, o);
     vpclmulqdq_y [W, R, R, N] 0, 0, 0, false, |m, o| clmul_op(m, o);
     vaesenclast_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, aesenclast));
     vaesenc_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, aesenc));
@@ -805,6 +820,23 @@ static SEMS: &[Sem] = sems! {
     vpunpcklqdq_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, |x, y| unpack(x, y, 8, false)));
     vpunpckhqdq_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, |x, y| unpack(x, y, 8, true)));
 };
+
+/// `vpblendd` at any width: dword `i` from the third operand where bit `i` of the immediate is set, else from the
+/// second.
+fn blendd(m: &mut Machine<'_>, o: &[Operand]) -> Result<(), Fault> {
+    let n = imm(&o[3]);
+    vop(m, o, |w, a, b| {
+        std::array::from_fn(|i| {
+            if i >= w {
+                0
+            } else if (n >> (i / 4)) & 1 == 1 {
+                b[i]
+            } else {
+                a[i]
+            }
+        })
+    })
+}
 
 /// A move: the source read at its width, written to the destination (xmm zeroes the upper half).
 fn mov_vec(m: &mut Machine<'_>, o: &[Operand]) -> Result<(), Fault> {
