@@ -212,7 +212,9 @@ impl<M: Fn(Op, &mut Machine<'_>, &[Operand])> Isa for X86<M> {
     fn draw(&self, rng: &mut Rng, op: Op) -> Option<(Self::Draw, Vec<u8>)> {
         let info = &OPS[op as usize];
         let base = gpr(rng);
-        let ops = operands(rng, info.kinds, base, info.mnemonic() == "vmovdqa");
+        // Legacy SSE forms (no `v`) fault on unaligned 16-byte memory, as `vmovdqa` does.
+        let aligned = info.mnemonic() == "vmovdqa" || (!info.mnemonic().starts_with('v') && info.kinds.contains(&"Xm"));
+        let ops = operands(rng, info.kinds, base, aligned);
         let code = harness(&encode(op, &ops));
         Some(((ops, base), code))
     }

@@ -525,6 +525,14 @@ macro_rules! x86_64_table {
                 vpblendd:   "vpblendd"   (d: X, a: X, b: Xm, sel: Sel)     [Avx2] as vpblendd
                     => iced!(VEX_Vpblendd_xmm_xmm_xmmm128_imm8);
 
+                // --- 128-bit vector, legacy SSE encoding (the upper bits of the register are kept; memory 16-byte
+                // aligned) -------------------------------------------------------------------------------------------
+                /// SHA-256 message schedule, first part: dword `i` of `d` plus σ0 of dword `i + 1` of `d:s`.
+                sha256msg1: "sha256msg1" (d: X, s: Xm)                     [Sha] => iced!(Sha256msg1_xmm_xmmm128);
+                /// SHA-256 message schedule, second part: the four next words W16..W19 from `d` (the partial sums)
+                /// and dwords 2 and 3 of `s` (W14, W15), through σ1.
+                sha256msg2: "sha256msg2" (d: X, s: Xm)                     [Sha] => iced!(Sha256msg2_xmm_xmmm128);
+
                 // --- 256-bit vector (AVX2, VPCLMULQDQ) --------------------------------------------------------------------
                 vmovdqu_load_y:  "vmovdqu" (d: Y, s: M256)                 [Avx] as vmovdqu => iced!(VEX_Vmovdqu_ymm_ymmm256);
                 vmovdqu_store_y: "vmovdqu" (d: M256, s: Y)                 [Avx] as vmovdqu => iced!(VEX_Vmovdqu_ymmm256_ymm);

@@ -196,6 +196,20 @@ fn set_vec(m: &mut Machine<'_>, o: &Operand, v: Vector) -> Result<(), Fault> {
     Ok(())
 }
 
+/// The little-endian dword at dword index `i` of `v`.
+fn dword(v: &[u8], i: usize) -> u32 {
+    u32::from_le_bytes(v[4 * i..4 * i + 4].try_into().expect("4 bytes"))
+}
+
+/// Writes four dwords to an xmm register as a legacy SSE instruction does: the bytes above 16 are kept.
+fn set_xmm_legacy(m: &mut Machine<'_>, o: &Operand, d: [u32; 4]) -> Result<(), Fault> {
+    let Operand::Xmm(n) = o else { unreachable!("not an xmm destination: {o:?}") };
+    for (i, w) in d.iter().enumerate() {
+        m.state.vec[*n as usize][4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
+    }
+    Ok(())
+}
+
 /// The width in bytes an operation works on: that of its destination register.
 fn width(o: &Operand) -> usize {
     match o {
@@ -720,6 +734,21 @@ static SEMS: &[Sem] = sems! {
     vgf2p8affineqb [W, R, R, N] 0, 0, 0, false, |m, o| affine_op(m, o, false);
     vgf2p8affineinvqb [W, R, R, N] 0, 0, 0, false, |m, o| affine_op(m, o, true);
     vpblendd [W, R, R, N] 0, 0, 0, false, |m, o| blendd(m, o);
+    sha256msg1 [RW, R] 0, 0, 0, false, |m, o| {
+        let (a, b) = (vec(m, &o[0])?, vec(m, &o[1])?);
+        let w = |i: usize| if i < 4 { dword(&a, i) } else { dword(&b, 0) };
+        let s0 = |x: u32| x.rotate_right(7) ^ x.rotate_right(18) ^ (x >> 3);
+        set_xmm_legacy(m, &o[0], std::array::from_fn(|i| w(i).wrapping_add(s0(w(i + 1)))))
+    };
+    sha256msg2 [RW, R] 0, 0, 0, false, |m, o| {
+        let (a, b) = (vec(m, &o[0])?, vec(m, &o[1])?);
+        let s1 = |x: u32| x.rotate_right(17) ^ x.rotate_right(19) ^ (x >> 10);
+        let mut w = [dword(&b, 2), dword(&b, 3), 0, 0, 0, 0];
+        for i in 0..4 {
+            w[i + 2] = dword(&a, i).wrapping_add(s1(w[i]));
+        }
+        set_xmm_legacy(m, &o[0], [w[2], w[3], w[4], w[5]])
+    };
     vmovdqu_load_y [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vmovdqu_store_y [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vmovdqa_y [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
