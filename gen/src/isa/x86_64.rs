@@ -413,6 +413,10 @@ macro_rules! x86_64_table {
                 adcx:       "adcx"       (d: R64, s: Rm64)                 [Adx] => iced!(Adcx_r64_rm64);
                 /// Add with carry through OF only (the other flags kept): the second carry chain.
                 adox:       "adox"       (d: R64, s: Rm64)                 [Adx] => iced!(Adox_r64_rm64);
+                /// Unsigned multiply by rax: the product in rdx (high) and rax (low); CF and OF: rdx is not zero.
+                mul:        "mul"        (s: Rm64)                         [] => iced!(Mul_rm64);
+                /// Unsigned multiply by rdx, flags untouched: the product in `d` (high) and `lo` (low).
+                mulx:       "mulx"       (d: R64, lo: R64, s: Rm64)        [Bmi2] => iced!(VEX_Mulx_r64_r64_rm64);
                 /// Signed multiply, the low 64 bits of the product (CF and OF: the product did not fit).
                 imul:       "imul"       (d: R64, s: Rm64)                 [] => iced!(Imul_r64_rm64);
                 sub:        "sub"        (d: R64, s: Ri64)                 []
@@ -528,6 +532,9 @@ macro_rules! x86_64_table {
                 // --- 128-bit vector, legacy SSE encoding (the upper bits of the register are kept; memory 16-byte
                 // aligned) -------------------------------------------------------------------------------------------
                 /// SHA-256 message schedule, first part: dword `i` of `d` plus σ0 of dword `i + 1` of `d:s`.
+                /// Two SHA-256 rounds: state (C, D, G, H) in `d`, (A, B, E, F) in `s`, the message words plus round
+                /// constants in the low two dwords of xmm0 (implicit: GNU as and llvm-mc accept the two-operand form).
+                sha256rnds2: "sha256rnds2" (d: X, s: Xm)                   [Sha] => iced!(Sha256rnds2_xmm_xmmm128);
                 sha256msg1: "sha256msg1" (d: X, s: Xm)                     [Sha] => iced!(Sha256msg1_xmm_xmmm128);
                 /// SHA-256 message schedule, second part: the four next words W16..W19 from `d` (the partial sums)
                 /// and dwords 2 and 3 of `s` (W14, W15), through σ1.

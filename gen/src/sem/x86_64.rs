@@ -3,7 +3,7 @@
 //! an xmm or ymm register (VEX) or a zmm register (EVEX) zeroes the rest of it.
 
 use super::{Fault, Flow, Memory, Role, VEC_BYTES, VEC_REGS};
-use crate::isa::x86_64::{Mem, Op, Operand, Size};
+use crate::isa::x86_64::{Mem, Op, Operand, Reg, Size};
 
 /// Carry flag.
 pub const CF: u64 = 1;
@@ -57,6 +57,9 @@ pub struct Sem {
     pub op: Op,
     /// Each operand's role, in the table's operand order.
     pub roles: &'static [Role],
+    /// The registers it reads or writes without naming them (`mul`'s rax and rdx, `mulx`'s rdx, `sha256rnds2`'s
+    /// xmm0), each with its role.
+    pub implicit: &'static [(Reg, Role)],
     /// Status flags read.
     pub flags_read: u64,
     /// Status flags written (defined or not).
@@ -208,6 +211,23 @@ fn set_xmm_legacy(m: &mut Machine<'_>, o: &Operand, d: [u32; 4]) -> Result<(), F
         m.state.vec[*n as usize][4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
     }
     Ok(())
+}
+
+/// Two SHA-256 rounds: the state (A, B, E, F) in dwords 3, 2, 1, 0 of `s`, (C, D, G, H) in those of `d`, the two
+/// words plus constants in dwords 0 and 1 of `k`; the new (A, B, E, F).
+fn sha256rnds2(d: &[u8], s: &[u8], k: &[u8]) -> [u32; 4] {
+    let (mut a, mut b, mut c, mut dd) = (dword(s, 3), dword(s, 2), dword(d, 3), dword(d, 2));
+    let (mut e, mut f, mut g, mut h) = (dword(s, 1), dword(s, 0), dword(d, 1), dword(d, 0));
+    for i in 0..2 {
+        let ch = (e & f) ^ (!e & g);
+        let maj = (a & b) ^ (a & c) ^ (b & c);
+        let s0 = a.rotate_right(2) ^ a.rotate_right(13) ^ a.rotate_right(22);
+        let s1 = e.rotate_right(6) ^ e.rotate_right(11) ^ e.rotate_right(25);
+        let t = ch.wrapping_add(s1).wrapping_add(dword(k, i)).wrapping_add(h);
+        (h, g, f, e) = (g, f, e, t.wrapping_add(dd));
+        (dd, c, b, a) = (c, b, a, t.wrapping_add(maj).wrapping_add(s0));
+    }
+    [f, e, b, a]
 }
 
 /// The width in bytes an operation works on: that of its destination register.
@@ -592,15 +612,17 @@ fn pshufd(a: &[u8], sel: u64) -> [u8; 16] {
 use Role::{None as N, R, RW, W};
 
 /// One [`Sem`]: `op [roles] read written undefined variable_time, |m, o| body`, the body a `Result<(), Fault>`
-/// (or `flow |m, o| body` for a body giving the [`Flow`]).
+/// (or `flow |m, o| body` for a body giving the [`Flow`]); `op [roles] @[reg => role, ...] ...` adds the registers
+/// it uses without naming them.
 macro_rules! sems {
     ($(
-        $op:ident [$($role:ident),*] $fr:expr, $fw:expr, $fu:expr, $vt:expr,
+        $op:ident [$($role:ident),*] $(@[$($ir:expr => $irole:ident),*])? $fr:expr, $fw:expr, $fu:expr, $vt:expr,
         $(flow $($fl:lifetime)?)? |$m:ident, $o:ident| $body:expr;
     )*) => {
         &[$(Sem {
             op: Op::$op,
             roles: &[$($role),*],
+            implicit: &[$($(($ir, $irole)),*)?],
             flags_read: $fr,
             flags_written: $fw,
             flags_undefined: $fu,
@@ -622,7 +644,11 @@ macro_rules! sems {
 const LOGIC_U: u64 = AF;
 /// Status flags of a shift left undefined (OF unless the count is 1, AF).
 const SHIFT_U: u64 = AF | OF;
-/// Status flags of `imul` left undefined (all but CF and OF).
+/// rax, rdx and xmm0, as `mul`, `mulx` and `sha256rnds2` use them implicitly.
+const RAX: Reg = Reg::Gpr(0);
+const RDX: Reg = Reg::Gpr(2);
+const XMM0: Reg = Reg::Vec(0);
+/// Status flags of `mul` and `imul` left undefined (all but CF and OF).
 const IMUL_U: u64 = SF | ZF | AF | PF;
 
 /// The semantics, in `Op` order.
@@ -640,6 +666,20 @@ static SEMS: &[Sem] = sems! {
     sbb [RW, R] CF, STATUS, 0, false, |m, o| arith(m, o, b'b');
     adcx [RW, R] CF, CF, 0, false, |m, o| add_carry_chain(m, o, CF);
     adox [RW, R] OF, OF, 0, false, |m, o| add_carry_chain(m, o, OF);
+    mul [R] @[RAX => RW, RDX => W] 0, STATUS, IMUL_U, false, |m, o| {
+        let wide = m.state.gpr[0] as u128 * gpr(m, &o[0])? as u128;
+        let (lo, hi) = (wide as u64, (wide >> 64) as u64);
+        set_flags(m, STATUS, result_flags(lo, 64) | if hi != 0 { CF | OF } else { 0 });
+        m.state.gpr[0] = lo;
+        m.state.gpr[2] = hi;
+        Ok(())
+    };
+    mulx [W, W, R] @[RDX => R] 0, 0, 0, false, |m, o| {
+        let wide = m.state.gpr[2] as u128 * gpr(m, &o[2])? as u128;
+        // The low half first: where both name one register, it holds the high half.
+        set_gpr(m, &o[1], wide as u64)?;
+        set_gpr(m, &o[0], (wide >> 64) as u64)
+    };
     imul [RW, R] 0, STATUS, IMUL_U, false, |m, o| {
         let (a, b) = (gpr(m, &o[0])? as i64, gpr(m, &o[1])? as i64);
         let wide = a as i128 * b as i128;
@@ -734,6 +774,10 @@ static SEMS: &[Sem] = sems! {
     vgf2p8affineqb [W, R, R, N] 0, 0, 0, false, |m, o| affine_op(m, o, false);
     vgf2p8affineinvqb [W, R, R, N] 0, 0, 0, false, |m, o| affine_op(m, o, true);
     vpblendd [W, R, R, N] 0, 0, 0, false, |m, o| blendd(m, o);
+    sha256rnds2 [RW, R] @[XMM0 => R] 0, 0, 0, false, |m, o| {
+        let (d, s, k) = (vec(m, &o[0])?, vec(m, &o[1])?, m.state.vec[0]);
+        set_xmm_legacy(m, &o[0], sha256rnds2(&d, &s, &k))
+    };
     sha256msg1 [RW, R] 0, 0, 0, false, |m, o| {
         let (a, b) = (vec(m, &o[0])?, vec(m, &o[1])?);
         let w = |i: usize| if i < 4 { dword(&a, i) } else { dword(&b, 0) };
