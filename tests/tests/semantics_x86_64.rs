@@ -213,7 +213,8 @@ impl<M: Fn(Op, &mut Machine<'_>, &[Operand])> Isa for X86<M> {
         let info = &OPS[op as usize];
         let base = gpr(rng);
         // Legacy SSE forms (no `v`) fault on unaligned 16-byte memory, as `vmovdqa` does.
-        let aligned = info.mnemonic() == "vmovdqa" || (!info.mnemonic().starts_with('v') && info.kinds.contains(&"Xm"));
+        let legacy = !info.mnemonic().starts_with('v') && info.kinds.iter().any(|k| matches!(*k, "X" | "Xm"));
+        let aligned = matches!(info.mnemonic(), "vmovdqa" | "movdqa") || (legacy && info.mnemonic() != "movdqu");
         let ops = operands(rng, info.kinds, base, aligned);
         let code = harness(&encode(op, &ops));
         Some(((ops, base), code))

@@ -28,7 +28,7 @@ crate::define_features! {
         Bmi2 = "BMI2",
         /// ADX (`adcx`, `adox`: two independent carry chains).
         Adx = "ADX",
-        /// SHA extensions (`sha256msg1`, `sha256msg2`).
+        /// SHA extensions (`sha256rnds2`, `sha256msg1`, `sha256msg2`).
         Sha = "SHA",
         /// AES on ymm/zmm.
         Vaes = "VAES",
@@ -394,6 +394,10 @@ macro_rules! x86_64_table {
                     vmovdqu64(d, s);
                     /// `vpblendd`: xmm (`vpblendd`) or ymm (`vpblendd_y`).
                     vpblendd(d, a, b, sel);
+                    /// `movdqa` (legacy SSE): register or aligned memory (`movdqa`), or store (`movdqa_store`).
+                    movdqa(d, s);
+                    /// `movdqu` (legacy SSE): load (`movdqu_load`) or store (`movdqu_store`).
+                    movdqu(d, s);
                 }
 
                 // --- general-purpose ---------------------------------------------------------------------------------
@@ -539,6 +543,27 @@ macro_rules! x86_64_table {
                 /// SHA-256 message schedule, second part: the four next words W16..W19 from `d` (the partial sums)
                 /// and dwords 2 and 3 of `s` (W14, W15), through σ1.
                 sha256msg2: "sha256msg2" (d: X, s: Xm)                     [Sha] => iced!(Sha256msg2_xmm_xmmm128);
+                movdqa:     "movdqa"     (d: X, s: Xm)                     [] as movdqa
+                    => iced!(Movdqa_xmm_xmmm128, Movdqa_xmmm128_xmm);
+                movdqa_store: "movdqa"   (d: M128, s: X)                   [] as movdqa => iced!(Movdqa_xmmm128_xmm);
+                movdqu_load: "movdqu"    (d: X, s: M128)                   [] as movdqu => iced!(Movdqu_xmm_xmmm128);
+                movdqu_store: "movdqu"   (d: M128, s: X)                   [] as movdqu => iced!(Movdqu_xmmm128_xmm);
+                pxor:       "pxor"       (d: X, s: Xm)                     [] => iced!(Pxor_xmm_xmmm128);
+                paddd:      "paddd"      (d: X, s: Xm)                     [] => iced!(Paddd_xmm_xmmm128);
+                pshufd:     "pshufd"     (d: X, s: Xm, sel: Sel)           [] => iced!(Pshufd_xmm_xmmm128_imm8);
+                pshufb:     "pshufb"     (d: X, s: Xm)                     [Ssse3] => iced!(Pshufb_xmm_xmmm128);
+                /// `[d, s]` shifted right by `n` bytes, the low 16 bytes.
+                palignr:    "palignr"    (d: X, s: Xm, n: Imm)             [Ssse3] => iced!(Palignr_xmm_xmmm128_imm8);
+                /// Carry-less multiply of one qword of `d` and one of `s`, chosen by bits 0 and 4 of `sel`.
+                pclmulqdq:  "pclmulqdq"  (d: X, s: Xm, sel: Sel)           [Pclmulqdq] => iced!(Pclmulqdq_xmm_xmmm128_imm8);
+                /// AES round on `d` with the round key `k`.
+                aesenc:     "aesenc"     (d: X, k: Xm)                     [Aes] => iced!(Aesenc_xmm_xmmm128);
+                /// AES last round on `d` with the round key `k`.
+                aesenclast: "aesenclast" (d: X, k: Xm)                     [Aes] => iced!(Aesenclast_xmm_xmmm128);
+                /// AES decryption round on `d` with the round key `k`.
+                aesdec:     "aesdec"     (d: X, k: Xm)                     [Aes] => iced!(Aesdec_xmm_xmmm128);
+                /// AES last decryption round on `d` with the round key `k`.
+                aesdeclast: "aesdeclast" (d: X, k: Xm)                     [Aes] => iced!(Aesdeclast_xmm_xmmm128);
 
                 // --- 256-bit vector (AVX2, VPCLMULQDQ) --------------------------------------------------------------------
                 vmovdqu_load_y:  "vmovdqu" (d: Y, s: M256)                 [Avx] as vmovdqu => iced!(VEX_Vmovdqu_ymm_ymmm256);

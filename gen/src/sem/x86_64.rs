@@ -230,6 +230,31 @@ fn sha256rnds2(d: &[u8], s: &[u8], k: &[u8]) -> [u32; 4] {
     [f, e, b, a]
 }
 
+/// Writes 16 bytes as a legacy SSE instruction does: to an xmm register keeping the bytes above, or to memory.
+fn set_legacy(m: &mut Machine<'_>, o: &Operand, v: [u8; 16]) -> Result<(), Fault> {
+    match o {
+        Operand::Xmm(n) => m.state.vec[*n as usize][..16].copy_from_slice(&v),
+        _ => {
+            let mut w = [0; VEC_BYTES];
+            w[..16].copy_from_slice(&v);
+            set_vec(m, o, w)?;
+        }
+    }
+    Ok(())
+}
+
+/// A legacy SSE two-operand instruction: `d = f(d, s)`, the bytes of the register above 16 kept.
+fn legacy(m: &mut Machine<'_>, o: &[Operand], f: impl Fn(&[u8], &[u8]) -> [u8; 16]) -> Result<(), Fault> {
+    let (d, s) = (vec(m, &o[0])?, vec(m, &o[1])?);
+    set_legacy(m, &o[0], f(&d[..16], &s[..16]))
+}
+
+/// A legacy SSE move: the source's 16 bytes to the destination.
+fn legacy_mov(m: &mut Machine<'_>, o: &[Operand]) -> Result<(), Fault> {
+    let s = vec(m, &o[1])?;
+    set_legacy(m, &o[0], s[..16].try_into().expect("16 bytes"))
+}
+
 /// The width in bytes an operation works on: that of its destination register.
 fn width(o: &Operand) -> usize {
     match o {
@@ -793,6 +818,31 @@ static SEMS: &[Sem] = sems! {
         }
         set_xmm_legacy(m, &o[0], [w[2], w[3], w[4], w[5]])
     };
+    movdqa [W, R] 0, 0, 0, false, |m, o| legacy_mov(m, o);
+    movdqa_store [W, R] 0, 0, 0, false, |m, o| legacy_mov(m, o);
+    movdqu_load [W, R] 0, 0, 0, false, |m, o| legacy_mov(m, o);
+    movdqu_store [W, R] 0, 0, 0, false, |m, o| legacy_mov(m, o);
+    pxor [RW, R] 0, 0, 0, false, |m, o| legacy(m, o, |a, b| std::array::from_fn(|i| a[i] ^ b[i]));
+    paddd [RW, R] 0, 0, 0, false, |m, o| {
+        legacy(m, o, |a, b| std::array::from_fn(|i| dword(a, i / 4).wrapping_add(dword(b, i / 4)).to_le_bytes()[i % 4]))
+    };
+    pshufd [W, R, N] 0, 0, 0, false, |m, o| {
+        let n = imm(&o[2]);
+        legacy(m, o, |_, s| pshufd(s, n))
+    };
+    pshufb [RW, R] 0, 0, 0, false, |m, o| legacy(m, o, pshufb);
+    palignr [RW, R, N] 0, 0, 0, false, |m, o| {
+        let n = imm(&o[2]);
+        legacy(m, o, |d, s| palignr(d, s, n))
+    };
+    pclmulqdq [RW, R, N] 0, 0, 0, false, |m, o| {
+        let n = imm(&o[2]);
+        legacy(m, o, |d, s| pclmul(d, s, n))
+    };
+    aesenc [RW, R] 0, 0, 0, false, |m, o| legacy(m, o, aesenc);
+    aesenclast [RW, R] 0, 0, 0, false, |m, o| legacy(m, o, aesenclast);
+    aesdec [RW, R] 0, 0, 0, false, |m, o| legacy(m, o, aesdec);
+    aesdeclast [RW, R] 0, 0, 0, false, |m, o| legacy(m, o, aesdeclast);
     vmovdqu_load_y [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vmovdqu_store_y [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vmovdqa_y [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
