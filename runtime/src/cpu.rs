@@ -64,6 +64,8 @@ pub(crate) fn detect(feature: &str) -> Option<bool> {
         "AVX" => Some(d!("avx")),
         "AVX2" => Some(d!("avx2")),
         "BMI2" => Some(d!("bmi2")),
+        "ADX" => Some(d!("adx")),
+        "SHA" => Some(d!("sha")),
         "VAES" => Some(d!("vaes")),
         "VPCLMULQDQ" => Some(d!("vpclmulqdq")),
         "GFNI" => Some(d!("gfni")),

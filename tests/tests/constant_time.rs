@@ -115,3 +115,41 @@ fn secrets_flow_through_the_zmm_entries() {
     assert!(found.iter().all(|f| f.inst.starts_with("mov_load")), "{found:?}");
     assert_eq!(ct::run(&zmm_chain(true), LEAKY, 0, false, ()), vec![]);
 }
+
+/// The registers `mul` and `mulx` use without naming them carry taint as named ones do: a secret in rax (`mul`) or
+/// rdx (`mulx`) reaches the product, and the product indexing a load is flagged; public factors are not.
+#[test]
+fn secrets_flow_through_implicit_registers() {
+    let indexed_by = |b: &mut Builder<X86_64>, r| {
+        b.and(r, 31);
+        b.mov(RCX, mem_index(RDI, r, 8, 0));
+    };
+    let mul = |secret: bool| {
+        hand_built(move |b| {
+            if !secret {
+                b.mov(RAX, 3);
+            }
+            b.mov(RCX, 0x1_0001);
+            b.mul(RCX);
+            // The high half: secret only through mul's implicit write of rdx.
+            indexed_by(b, RDX);
+        })
+    };
+    // As `hand_built`, with BMI2 allowed.
+    let mulx = |secret: bool| {
+        let mut b = Builder::<X86_64>::new("leaky", Abi::SysV, &[asmgen::isa::x86_64::X86Feature::Bmi2]);
+        let (table, key) = (b.param(LEAKY[0].0, LEAKY[0].1), b.param(LEAKY[1].0, LEAKY[1].1));
+        assert_eq!((table, key), (RDI, RSI));
+        b.mov(RAX, mem(RSI, 0));
+        b.mov(RDX, if secret { RAX.into() } else { asmgen::isa::x86_64::Ri64::from(5) });
+        b.mov(RCX, 7);
+        b.mulx(R8, R9, RCX);
+        indexed_by(&mut b, R9);
+        b.finish().unwrap()
+    };
+    for (name, f) in [("mul", &mul as &dyn Fn(bool) -> Function<X86_64>), ("mulx", &mulx)] {
+        let found = ct::run(&f(true), LEAKY, 0, false, ());
+        assert!(found.iter().any(|f| f.what.starts_with("memory address")), "{name}: {found:?}");
+        assert_eq!(ct::run(&f(false), LEAKY, 0, false, ()), vec![], "{name}");
+    }
+}

@@ -249,6 +249,8 @@ const CPUID_TO_TABLE: &[(CpuidFeature, X86Feature)] = &[
     (CpuidFeature::AVX, X86Feature::Avx),
     (CpuidFeature::AVX2, X86Feature::Avx2),
     (CpuidFeature::BMI2, X86Feature::Bmi2),
+    (CpuidFeature::ADX, X86Feature::Adx),
+    (CpuidFeature::SHA, X86Feature::Sha),
     (CpuidFeature::VAES, X86Feature::Vaes),
     (CpuidFeature::VPCLMULQDQ, X86Feature::Vpclmulqdq),
     (CpuidFeature::GFNI, X86Feature::Gfni),

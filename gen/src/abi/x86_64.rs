@@ -12,6 +12,7 @@ use super::{ArgLoc, Conventions, LandingPad};
 use crate::ir::{Cfi, Frame, Item};
 use crate::isa::x86_64::{mem, regs, Gpr, Op, Operand, Reg, Size, GPR64, X86_64};
 use crate::isa::InstructionSet;
+use crate::sem::Role;
 use crate::target::Abi;
 
 impl Conventions for X86_64 {
@@ -62,7 +63,11 @@ impl Conventions for X86_64 {
             (Some(Operand::Xmm(n) | Operand::Ymm(n) | Operand::Zmm(n)), Reg::Vec(r)) => *n == r,
             _ => false,
         };
-        first && op != Op::push && matches!(X86_64::info(op).operands.first(), Some(&("d" | "r")))
+        let named = first && op != Op::push && matches!(X86_64::info(op).operands.first(), Some(&("d" | "r")));
+        // `mulx` writes its second operand too; `mul` writes rax and rdx unnamed.
+        let lo = op == Op::mulx && matches!((operands.get(1), reg), (Some(Operand::Gpr(n)), Reg::Gpr(r)) if *n == r);
+        let sem = crate::sem::x86_64::sem(op);
+        named || lo || sem.implicit.iter().any(|&(r, role)| r == reg && matches!(role, Role::W | Role::RW))
     }
     /// An access to memory at `[rsp + disp]` (no index) whose bytes (its operand's width) lie below the return address
     /// (inside the frame the prologue made: local storage, vector save area, pushed registers) leaves it
@@ -250,6 +255,16 @@ fn win64(frame: &Frame<X86_64>, gprs: &[u8]) -> (Vec<Item<X86_64>>, Vec<Item<X86
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn implicit_and_second_destinations_are_writes() {
+        let g = Operand::Gpr;
+        let writes = |op, ops: &[Operand], r: u8| X86_64::writes(op, ops, Reg::Gpr(r));
+        // mul rcx: rax and rdx, not rcx.
+        assert_eq!([0, 2, 1].map(|r| writes(Op::mul, &[g(1)], r)), [true, true, false]);
+        // mulx rax, rsp, rcx: both destinations (the builder rejects this one), not the source or rdx.
+        assert_eq!([0, 4, 1, 2].map(|r| writes(Op::mulx, &[g(0), g(4), g(1)], r)), [true, true, false, false]);
+    }
 
     #[test]
     fn win64_moves_read_before_write() {

@@ -26,6 +26,10 @@ crate::define_features! {
         Avx2 = "AVX2",
         /// BMI2.
         Bmi2 = "BMI2",
+        /// ADX (`adcx`, `adox`: two independent carry chains).
+        Adx = "ADX",
+        /// SHA extensions (`sha256rnds2`, `sha256msg1`, `sha256msg2`).
+        Sha = "SHA",
         /// AES on ymm/zmm.
         Vaes = "VAES",
         /// Carry-less multiplication on ymm/zmm.
@@ -367,6 +371,12 @@ macro_rules! x86_64_table {
                     vpclmulqdq(d, a, b, sel);
                     /// `vaesenclast`: xmm (`vaesenclast`), ymm (`vaesenclast_y`) or zmm (`vaesenclast_z`).
                     vaesenclast(d, a, k);
+                    /// `vaesenc`: xmm (`vaesenc`), ymm (`vaesenc_y`) or zmm (`vaesenc_z`).
+                    vaesenc(d, a, k);
+                    /// `vaesdec`: xmm (`vaesdec`), ymm (`vaesdec_y`) or zmm (`vaesdec_z`).
+                    vaesdec(d, a, k);
+                    /// `vaesdeclast`: xmm (`vaesdeclast`), ymm (`vaesdeclast_y`) or zmm (`vaesdeclast_z`).
+                    vaesdeclast(d, a, k);
                     /// `vgf2p8affineqb`: xmm (`vgf2p8affineqb`), ymm (`vgf2p8affineqb_y`) or zmm (`vgf2p8affineqb_z`).
                     vgf2p8affineqb(d, a, m, c);
                     /// `vgf2p8affineinvqb`: xmm (`vgf2p8affineinvqb`), ymm (`vgf2p8affineinvqb_y`) or zmm
@@ -382,6 +392,12 @@ macro_rules! x86_64_table {
                     vpsrlq(d, a, n);
                     /// `vmovdqu64`: zmm from zmm or memory (`vmovdqu64`), or store (`vmovdqu64_store`).
                     vmovdqu64(d, s);
+                    /// `vpblendd`: xmm (`vpblendd`) or ymm (`vpblendd_y`).
+                    vpblendd(d, a, b, sel);
+                    /// `movdqa` (legacy SSE): register or aligned memory (`movdqa`), or store (`movdqa_store`).
+                    movdqa(d, s);
+                    /// `movdqu` (legacy SSE): load (`movdqu_load`) or store (`movdqu_store`).
+                    movdqu(d, s);
                 }
 
                 // --- general-purpose ---------------------------------------------------------------------------------
@@ -394,6 +410,19 @@ macro_rules! x86_64_table {
                 /// Add with carry.
                 adc:        "adc"        (d: R64, s: Ri64)                 []
                     => iced!(Adc_rm64_r64, Adc_rm64_imm8, Adc_RAX_imm32, Adc_rm64_imm32);
+                /// Subtract with borrow (CF).
+                sbb:        "sbb"        (d: R64, s: Ri64)                 []
+                    => iced!(Sbb_rm64_r64, Sbb_rm64_imm8, Sbb_RAX_imm32, Sbb_rm64_imm32);
+                /// Add with carry through CF only (the other flags kept): one of two independent carry chains.
+                adcx:       "adcx"       (d: R64, s: Rm64)                 [Adx] => iced!(Adcx_r64_rm64);
+                /// Add with carry through OF only (the other flags kept): the second carry chain.
+                adox:       "adox"       (d: R64, s: Rm64)                 [Adx] => iced!(Adox_r64_rm64);
+                /// Unsigned multiply by rax: the product in rdx (high) and rax (low); CF and OF: rdx is not zero.
+                mul:        "mul"        (s: Rm64)                         [] => iced!(Mul_rm64);
+                /// Unsigned multiply by rdx, flags untouched: the product in `d` (high) and `lo` (low).
+                mulx:       "mulx"       (d: R64, lo: R64, s: Rm64)        [Bmi2] => iced!(VEX_Mulx_r64_r64_rm64);
+                /// Signed multiply, the low 64 bits of the product (CF and OF: the product did not fit).
+                imul:       "imul"       (d: R64, s: Rm64)                 [] => iced!(Imul_r64_rm64);
                 sub:        "sub"        (d: R64, s: Ri64)                 []
                     => iced!(Sub_rm64_r64, Sub_rm64_imm8, Sub_RAX_imm32, Sub_rm64_imm32);
                 and:        "and"        (d: R64, s: Ri64)                 []
@@ -404,6 +433,16 @@ macro_rules! x86_64_table {
                 test:       "test"       (a: R64, b: R64)                  [] => iced!(Test_rm64_r64);
                 shl:        "shl"        (d: R64, n: Imm)                  [] => iced!(Shl_rm64_1, Shl_rm64_imm8);
                 shr:        "shr"        (d: R64, n: Imm)                  [] => iced!(Shr_rm64_1, Shr_rm64_imm8);
+                /// Rotate left by `n` (mod 64); CF and OF only.
+                rol:        "rol"        (d: R64, n: Imm)                  [] => iced!(Rol_rm64_1, Rol_rm64_imm8);
+                /// Rotate right by `n` (mod 64); CF and OF only.
+                ror:        "ror"        (d: R64, n: Imm)                  [] => iced!(Ror_rm64_1, Ror_rm64_imm8);
+                /// Rotate right by `n` (mod 64) into another register, flags untouched.
+                rorx:       "rorx"       (d: R64, s: Rm64, n: Imm)         [Bmi2] => iced!(VEX_Rorx_r64_rm64_imm8);
+                /// Shift `d` left by `n` (mod 64), filling from the top bits of `s`.
+                shld:       "shld"       (d: R64, s: R64, n: Imm)          [] => iced!(Shld_rm64_r64_imm8);
+                /// Shift `d` right by `n` (mod 64), filling from the low bits of `s`.
+                shrd:       "shrd"       (d: R64, s: R64, n: Imm)          [] => iced!(Shrd_rm64_r64_imm8);
                 /// Byte-swap a 64-bit register (big-endian <-> native).
                 bswap:      "bswap"      (r: R64)                          [] => iced!(Bswap_r64);
                 push:       "push"       (r: R64)                          [] => iced!(Push_r64);
@@ -469,6 +508,20 @@ macro_rules! x86_64_table {
                 /// AES last round: ShiftRows, SubBytes, xor with the round key `k` (VEX form: AES-NI and AVX).
                 vaesenclast: "vaesenclast" (d: X, a: X, k: Xm)             [Aes, Avx] as vaesenclast
                     => iced!(VEX_Vaesenclast_xmm_xmm_xmmm128);
+                /// AES round: ShiftRows, SubBytes, MixColumns, xor with the round key `k`.
+                vaesenc:    "vaesenc"    (d: X, a: X, k: Xm)               [Aes, Avx] as vaesenc
+                    => iced!(VEX_Vaesenc_xmm_xmm_xmmm128);
+                /// AES decryption round: InvShiftRows, InvSubBytes, InvMixColumns, xor with the round key `k`.
+                vaesdec:    "vaesdec"    (d: X, a: X, k: Xm)               [Aes, Avx] as vaesdec
+                    => iced!(VEX_Vaesdec_xmm_xmm_xmmm128);
+                /// AES last decryption round: InvShiftRows, InvSubBytes, xor with the round key `k`.
+                vaesdeclast: "vaesdeclast" (d: X, a: X, k: Xm)             [Aes, Avx] as vaesdeclast
+                    => iced!(VEX_Vaesdeclast_xmm_xmm_xmmm128);
+                /// InvMixColumns of a round key (the decryption key schedule).
+                vaesimc:    "vaesimc"    (d: X, a: Xm)                     [Aes, Avx] => iced!(VEX_Vaesimc_xmm_xmmm128);
+                /// Key-schedule assist: SubWord of dwords 1 and 3 of `a`, and RotWord of them xored with `rcon`.
+                vaeskeygenassist: "vaeskeygenassist" (d: X, a: Xm, rcon: Sel) [Aes, Avx]
+                    => iced!(VEX_Vaeskeygenassist_xmm_xmmm128_imm8);
                 /// Affine map on each byte: `A·x ^ imm`, with the 8x8 bit matrix of each qword lane in `m` (row `i` in byte
                 /// `7 - i`).
                 vgf2p8affineqb: "vgf2p8affineqb" (d: X, a: X, m: Xm, c: Sel) [Gfni, Avx] as vgf2p8affineqb
@@ -476,6 +529,41 @@ macro_rules! x86_64_table {
                 /// Inverse in GF(2^8)/0x11b, then the affine map of `vgf2p8affineqb`.
                 vgf2p8affineinvqb: "vgf2p8affineinvqb" (d: X, a: X, m: Xm, c: Sel) [Gfni, Avx] as vgf2p8affineinvqb
                     => iced!(VEX_Vgf2p8affineinvqb_xmm_xmm_xmmm128_imm8);
+                /// Dword blend: dword `i` from `b` where bit `i` of `sel` is set, else from `a`.
+                vpblendd:   "vpblendd"   (d: X, a: X, b: Xm, sel: Sel)     [Avx2] as vpblendd
+                    => iced!(VEX_Vpblendd_xmm_xmm_xmmm128_imm8);
+
+                // --- 128-bit vector, legacy SSE encoding (the upper bits of the register are kept; memory 16-byte
+                // aligned) -------------------------------------------------------------------------------------------
+                /// SHA-256 message schedule, first part: dword `i` of `d` plus σ0 of dword `i + 1` of `d:s`.
+                /// Two SHA-256 rounds: state (C, D, G, H) in `d`, (A, B, E, F) in `s`, the message words plus round
+                /// constants in the low two dwords of xmm0 (implicit: GNU as and llvm-mc accept the two-operand form).
+                sha256rnds2: "sha256rnds2" (d: X, s: Xm)                   [Sha] => iced!(Sha256rnds2_xmm_xmmm128);
+                sha256msg1: "sha256msg1" (d: X, s: Xm)                     [Sha] => iced!(Sha256msg1_xmm_xmmm128);
+                /// SHA-256 message schedule, second part: the four next words W16..W19 from `d` (the partial sums)
+                /// and dwords 2 and 3 of `s` (W14, W15), through σ1.
+                sha256msg2: "sha256msg2" (d: X, s: Xm)                     [Sha] => iced!(Sha256msg2_xmm_xmmm128);
+                movdqa:     "movdqa"     (d: X, s: Xm)                     [] as movdqa
+                    => iced!(Movdqa_xmm_xmmm128, Movdqa_xmmm128_xmm);
+                movdqa_store: "movdqa"   (d: M128, s: X)                   [] as movdqa => iced!(Movdqa_xmmm128_xmm);
+                movdqu_load: "movdqu"    (d: X, s: M128)                   [] as movdqu => iced!(Movdqu_xmm_xmmm128);
+                movdqu_store: "movdqu"   (d: M128, s: X)                   [] as movdqu => iced!(Movdqu_xmmm128_xmm);
+                pxor:       "pxor"       (d: X, s: Xm)                     [] => iced!(Pxor_xmm_xmmm128);
+                paddd:      "paddd"      (d: X, s: Xm)                     [] => iced!(Paddd_xmm_xmmm128);
+                pshufd:     "pshufd"     (d: X, s: Xm, sel: Sel)           [] => iced!(Pshufd_xmm_xmmm128_imm8);
+                pshufb:     "pshufb"     (d: X, s: Xm)                     [Ssse3] => iced!(Pshufb_xmm_xmmm128);
+                /// `[d, s]` shifted right by `n` bytes, the low 16 bytes.
+                palignr:    "palignr"    (d: X, s: Xm, n: Imm)             [Ssse3] => iced!(Palignr_xmm_xmmm128_imm8);
+                /// Carry-less multiply of one qword of `d` and one of `s`, chosen by bits 0 and 4 of `sel`.
+                pclmulqdq:  "pclmulqdq"  (d: X, s: Xm, sel: Sel)           [Pclmulqdq] => iced!(Pclmulqdq_xmm_xmmm128_imm8);
+                /// AES round on `d` with the round key `k`.
+                aesenc:     "aesenc"     (d: X, k: Xm)                     [Aes] => iced!(Aesenc_xmm_xmmm128);
+                /// AES last round on `d` with the round key `k`.
+                aesenclast: "aesenclast" (d: X, k: Xm)                     [Aes] => iced!(Aesenclast_xmm_xmmm128);
+                /// AES decryption round on `d` with the round key `k`.
+                aesdec:     "aesdec"     (d: X, k: Xm)                     [Aes] => iced!(Aesdec_xmm_xmmm128);
+                /// AES last decryption round on `d` with the round key `k`.
+                aesdeclast: "aesdeclast" (d: X, k: Xm)                     [Aes] => iced!(Aesdeclast_xmm_xmmm128);
 
                 // --- 256-bit vector (AVX2, VPCLMULQDQ) --------------------------------------------------------------------
                 vmovdqu_load_y:  "vmovdqu" (d: Y, s: M256)                 [Avx] as vmovdqu => iced!(VEX_Vmovdqu_ymm_ymmm256);
@@ -516,11 +604,29 @@ macro_rules! x86_64_table {
                 vbroadcasti128: "vbroadcasti128" (d: Y, s: M128)           [Avx2] => iced!(VEX_Vbroadcasti128_ymm_m128);
                 vinserti128: "vinserti128" (d: Y, a: Y, b: Xm, sel: Sel)   [Avx2] => iced!(VEX_Vinserti128_ymm_ymm_xmmm128_imm8);
                 vextracti128: "vextracti128" (d: X, a: Y, sel: Sel)        [Avx2] => iced!(VEX_Vextracti128_xmmm128_ymm_imm8);
+                /// 128-bit halves: half `i` of `d` is half `(sel >> 4i) & 3` of `a:b` (0, 1 from `a`, 2, 3 from `b`),
+                /// or zero where bit `4i + 3` of `sel` is set.
+                vperm2i128: "vperm2i128" (d: Y, a: Y, b: Ym, sel: Sel)     [Avx2]
+                    => iced!(VEX_Vperm2i128_ymm_ymm_ymmm256_imm8);
+                /// Qword permutation across the 256 bits: qword `i` of `d` is qword `(sel >> 2i) & 3` of `a`.
+                vpermq:     "vpermq"     (d: Y, a: Ym, sel: Sel)           [Avx2] => iced!(VEX_Vpermq_ymm_ymmm256_imm8);
+                /// Dword blend on ymm: dword `i` from `b` where bit `i` of `sel` is set, else from `a`.
+                vpblendd_y: "vpblendd"   (d: Y, a: Y, b: Ym, sel: Sel)     [Avx2] as vpblendd
+                    => iced!(VEX_Vpblendd_ymm_ymm_ymmm256_imm8);
                 vpclmulqdq_y: "vpclmulqdq" (d: Y, a: Y, b: Ym, sel: Sel)   [Avx, Vpclmulqdq] as vpclmulqdq
                     => iced!(VEX_Vpclmulqdq_ymm_ymm_ymmm256_imm8);
                 /// AES last round on both 128-bit lanes.
                 vaesenclast_y: "vaesenclast" (d: Y, a: Y, k: Ym)          [Avx, Vaes] as vaesenclast
                     => iced!(VEX_Vaesenclast_ymm_ymm_ymmm256);
+                /// AES round on both 128-bit lanes.
+                vaesenc_y:  "vaesenc"    (d: Y, a: Y, k: Ym)               [Avx, Vaes] as vaesenc
+                    => iced!(VEX_Vaesenc_ymm_ymm_ymmm256);
+                /// AES decryption round on both 128-bit lanes.
+                vaesdec_y:  "vaesdec"    (d: Y, a: Y, k: Ym)               [Avx, Vaes] as vaesdec
+                    => iced!(VEX_Vaesdec_ymm_ymm_ymmm256);
+                /// AES last decryption round on both 128-bit lanes.
+                vaesdeclast_y: "vaesdeclast" (d: Y, a: Y, k: Ym)          [Avx, Vaes] as vaesdeclast
+                    => iced!(VEX_Vaesdeclast_ymm_ymm_ymmm256);
                 /// `vgf2p8affineqb` on ymm.
                 vgf2p8affineqb_y: "vgf2p8affineqb" (d: Y, a: Y, m: Ym, c: Sel) [Gfni, Avx] as vgf2p8affineqb
                     => iced!(VEX_Vgf2p8affineqb_ymm_ymm_ymmm256_imm8);
@@ -570,6 +676,15 @@ macro_rules! x86_64_table {
                 /// AES last round on the four 128-bit lanes.
                 vaesenclast_z: "vaesenclast" (d: Z, a: Z, k: Zm)          [Avx512f, Vaes] as vaesenclast
                     => iced!(EVEX_Vaesenclast_zmm_zmm_zmmm512);
+                /// AES round on the four 128-bit lanes.
+                vaesenc_z:  "vaesenc"    (d: Z, a: Z, k: Zm)               [Avx512f, Vaes] as vaesenc
+                    => iced!(EVEX_Vaesenc_zmm_zmm_zmmm512);
+                /// AES decryption round on the four 128-bit lanes.
+                vaesdec_z:  "vaesdec"    (d: Z, a: Z, k: Zm)               [Avx512f, Vaes] as vaesdec
+                    => iced!(EVEX_Vaesdec_zmm_zmm_zmmm512);
+                /// AES last decryption round on the four 128-bit lanes.
+                vaesdeclast_z: "vaesdeclast" (d: Z, a: Z, k: Zm)          [Avx512f, Vaes] as vaesdeclast
+                    => iced!(EVEX_Vaesdeclast_zmm_zmm_zmmm512);
                 /// `vgf2p8affineqb` on zmm.
                 vgf2p8affineqb_z: "vgf2p8affineqb" (d: Z, a: Z, m: Zm, c: Sel) [Gfni, Avx512f] as vgf2p8affineqb
                     => iced!(EVEX_Vgf2p8affineqb_zmm_k1z_zmm_zmmm512b64_imm8);

@@ -117,6 +117,7 @@ fn build(code: Code, args: &[Arg]) -> Option<Result<Instruction, iced_x86::IcedE
     Some(match *args {
         [] => Ok(Instruction::with(code)),
         [R(a)] => Instruction::with1(code, a),
+        [M(a)] => Instruction::with1(code, a),
         [R(a), R(b)] => Instruction::with2(code, a, b),
         [R(a), M(b)] => Instruction::with2(code, a, b),
         [M(a), R(b)] => Instruction::with2(code, a, b),

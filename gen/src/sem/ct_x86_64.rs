@@ -1,14 +1,15 @@
 //! The x86_64 side of the constant-time checker ([`super::ct`]): taint through the operand roles of the
 //! [`Sem`](super::x86_64::Sem) table (the flags an instruction writes take the taint of what it read; `xor r, r`
-//! and `vpxor`/`vpxorq v, v, v` clear it; `push`/`pop` move a stack slot's). Flagged: a conditional branch on secret
-//! flags, a memory access whose address uses a secret register, and an instruction marked variable-time
-//! ([`Sem::variable_time`](super::x86_64::Sem::variable_time)) with a secret operand.
+//! and `pxor`/`vpxor`/`vpxorq v, v, v` clear it; `push`/`pop` move a stack slot's; registers used without being
+//! named, [`Sem::implicit`](super::x86_64::Sem::implicit), are read and written as the named ones). Flagged: a
+//! conditional branch on secret flags, a memory access whose address uses a secret register, and an instruction
+//! marked variable-time ([`Sem::variable_time`](super::x86_64::Sem::variable_time)) with a secret operand.
 
 use super::ct::{Taint, Tainting};
 use super::x86_64::{address, sem, Machine};
 use super::Role;
 use crate::ir::Inst;
-use crate::isa::x86_64::{Mem, Op, Operand, Size, X86_64};
+use crate::isa::x86_64::{Mem, Op, Operand, Reg, Size, X86_64};
 
 impl Tainting for X86_64 {
     fn step(taint: &mut Taint, inst: &Inst<X86_64>, m: &mut Machine<'_>) -> Vec<&'static str> {
@@ -22,11 +23,18 @@ impl Tainting for X86_64 {
         if branch && s.flags_read != 0 && taint.flags {
             found.push("branch on secret flags");
         }
-        let zeroing = matches!(inst.op, Op::xor32 | Op::vpxor | Op::vpxor_y | Op::vpxorq)
+        let zeroing = matches!(inst.op, Op::xor32 | Op::pxor | Op::vpxor | Op::vpxor_y | Op::vpxorq)
             && ops[ops.len() - 2] == ops[ops.len() - 1];
         let mut t = !zeroing
             && (accessed.filter(|(_, r)| matches!(r, Role::R | Role::RW)).any(|(o, _)| read(taint, m, o))
                 || (s.flags_read != 0 && !branch && taint.flags));
+        let implicit = |reg: &Reg| match *reg {
+            Reg::Gpr(n) => Operand::Gpr(n),
+            Reg::Vec(n) => Operand::Xmm(n),
+        };
+        t = t
+            || (!zeroing
+                && s.implicit.iter().any(|(reg, r)| matches!(r, Role::R | Role::RW) && read(taint, m, &implicit(reg))));
         if inst.op == Op::lea {
             t = matches!(&ops[1], Operand::Mem(_, a) if addr_regs(taint, a));
         }
@@ -37,6 +45,11 @@ impl Tainting for X86_64 {
         for (o, r) in ops.iter().zip(s.roles) {
             if matches!(r, Role::W | Role::RW) && !matches!(inst.op, Op::pop) {
                 write(taint, m, o, t);
+            }
+        }
+        for (reg, r) in s.implicit {
+            if matches!(r, Role::W | Role::RW) {
+                write(taint, m, &implicit(reg), t);
             }
         }
         if s.flags_written != 0 {

@@ -3,7 +3,7 @@
 //! an xmm or ymm register (VEX) or a zmm register (EVEX) zeroes the rest of it.
 
 use super::{Fault, Flow, Memory, Role, VEC_BYTES, VEC_REGS};
-use crate::isa::x86_64::{Mem, Op, Operand, Size};
+use crate::isa::x86_64::{Mem, Op, Operand, Reg, Size};
 
 /// Carry flag.
 pub const CF: u64 = 1;
@@ -57,6 +57,9 @@ pub struct Sem {
     pub op: Op,
     /// Each operand's role, in the table's operand order.
     pub roles: &'static [Role],
+    /// The registers it reads or writes without naming them (`mul`'s rax and rdx, `mulx`'s rdx, `sha256rnds2`'s
+    /// xmm0), each with its role.
+    pub implicit: &'static [(Reg, Role)],
     /// Status flags read.
     pub flags_read: u64,
     /// Status flags written (defined or not).
@@ -196,6 +199,62 @@ fn set_vec(m: &mut Machine<'_>, o: &Operand, v: Vector) -> Result<(), Fault> {
     Ok(())
 }
 
+/// The little-endian dword at dword index `i` of `v`.
+fn dword(v: &[u8], i: usize) -> u32 {
+    u32::from_le_bytes(v[4 * i..4 * i + 4].try_into().expect("4 bytes"))
+}
+
+/// Writes four dwords to an xmm register as a legacy SSE instruction does: the bytes above 16 are kept.
+fn set_xmm_legacy(m: &mut Machine<'_>, o: &Operand, d: [u32; 4]) -> Result<(), Fault> {
+    let Operand::Xmm(n) = o else { unreachable!("not an xmm destination: {o:?}") };
+    for (i, w) in d.iter().enumerate() {
+        m.state.vec[*n as usize][4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
+    }
+    Ok(())
+}
+
+/// Two SHA-256 rounds: the state (A, B, E, F) in dwords 3, 2, 1, 0 of `s`, (C, D, G, H) in those of `d`, the two
+/// words plus constants in dwords 0 and 1 of `k`; the new (A, B, E, F).
+fn sha256rnds2(d: &[u8], s: &[u8], k: &[u8]) -> [u32; 4] {
+    let (mut a, mut b, mut c, mut dd) = (dword(s, 3), dword(s, 2), dword(d, 3), dword(d, 2));
+    let (mut e, mut f, mut g, mut h) = (dword(s, 1), dword(s, 0), dword(d, 1), dword(d, 0));
+    for i in 0..2 {
+        let ch = (e & f) ^ (!e & g);
+        let maj = (a & b) ^ (a & c) ^ (b & c);
+        let s0 = a.rotate_right(2) ^ a.rotate_right(13) ^ a.rotate_right(22);
+        let s1 = e.rotate_right(6) ^ e.rotate_right(11) ^ e.rotate_right(25);
+        let t = ch.wrapping_add(s1).wrapping_add(dword(k, i)).wrapping_add(h);
+        (h, g, f, e) = (g, f, e, t.wrapping_add(dd));
+        (dd, c, b, a) = (c, b, a, t.wrapping_add(maj).wrapping_add(s0));
+    }
+    [f, e, b, a]
+}
+
+/// Writes 16 bytes as a legacy SSE instruction does: to an xmm register keeping the bytes above, or to memory.
+fn set_legacy(m: &mut Machine<'_>, o: &Operand, v: [u8; 16]) -> Result<(), Fault> {
+    match o {
+        Operand::Xmm(n) => m.state.vec[*n as usize][..16].copy_from_slice(&v),
+        _ => {
+            let mut w = [0; VEC_BYTES];
+            w[..16].copy_from_slice(&v);
+            set_vec(m, o, w)?;
+        }
+    }
+    Ok(())
+}
+
+/// A legacy SSE two-operand instruction: `d = f(d, s)`, the bytes of the register above 16 kept.
+fn legacy(m: &mut Machine<'_>, o: &[Operand], f: impl Fn(&[u8], &[u8]) -> [u8; 16]) -> Result<(), Fault> {
+    let (d, s) = (vec(m, &o[0])?, vec(m, &o[1])?);
+    set_legacy(m, &o[0], f(&d[..16], &s[..16]))
+}
+
+/// A legacy SSE move: the source's 16 bytes to the destination.
+fn legacy_mov(m: &mut Machine<'_>, o: &[Operand]) -> Result<(), Fault> {
+    let s = vec(m, &o[1])?;
+    set_legacy(m, &o[0], s[..16].try_into().expect("16 bytes"))
+}
+
 /// The width in bytes an operation works on: that of its destination register.
 fn width(o: &Operand) -> usize {
     match o {
@@ -242,10 +301,10 @@ fn add_flags(a: u64, b: u64, carry: u64) -> (u64, u64) {
     (r, f)
 }
 
-fn sub_flags(a: u64, b: u64) -> (u64, u64) {
-    let r = a.wrapping_sub(b);
+fn sub_flags(a: u64, b: u64, borrow: u64) -> (u64, u64) {
+    let r = a.wrapping_sub(b).wrapping_sub(borrow);
     let mut f = result_flags(r, 64) | ((a ^ b ^ r) & 0x10);
-    f |= if a < b { CF } else { 0 };
+    f |= if (a as u128) < b as u128 + borrow as u128 { CF } else { 0 };
     f |= if ((a ^ b) & (a ^ r)) >> 63 != 0 { OF } else { 0 };
     (r, f)
 }
@@ -255,7 +314,8 @@ fn arith(m: &mut Machine<'_>, ops: &[Operand], kind: u8) -> Result<(), Fault> {
     let (r, f) = match kind {
         b'+' => add_flags(a, b, 0),
         b'c' => add_flags(a, b, m.state.flags & CF),
-        b'-' | b'?' => sub_flags(a, b),
+        b'-' | b'?' => sub_flags(a, b, 0),
+        b'b' => sub_flags(a, b, m.state.flags & CF),
         b'&' | b't' => (a & b, result_flags(a & b, 64)),
         _ => (a ^ b, result_flags(a ^ b, 32)),
     };
@@ -276,6 +336,46 @@ fn shift(m: &mut Machine<'_>, ops: &[Operand], left: bool) -> Result<(), Fault> 
     let of = if left { (r >> 63) ^ cf } else { a >> 63 };
     set_flags(m, STATUS, result_flags(r, 64) | cf | if of != 0 { OF } else { 0 });
     set_gpr(m, &ops[0], r)
+}
+
+/// `rol` / `ror` by an immediate: CF the bit rotated into the far end, OF (defined for a count of 1) the xor of
+/// the result's two top bits (`ror`) or of its top bit and CF (`rol`); a count of 0 (mod 64) changes nothing.
+fn rotate(m: &mut Machine<'_>, ops: &[Operand], left: bool) -> Result<(), Fault> {
+    let a = gpr(m, &ops[0])?;
+    let c = (imm(&ops[1]) & 63) as u32;
+    if c == 0 {
+        return Ok(());
+    }
+    let r = if left { a.rotate_left(c) } else { a.rotate_right(c) };
+    let (cf, of) = if left { (r & 1, (r >> 63) ^ (r & 1)) } else { (r >> 63, (r >> 63) ^ ((r >> 62) & 1)) };
+    set_flags(m, CF | OF, cf | if of != 0 { OF } else { 0 });
+    set_gpr(m, &ops[0], r)
+}
+
+/// `shld` / `shrd` by an immediate: `d` shifted by `n` (mod 64), filled from `s`; CF the last bit shifted out, OF
+/// (defined for a count of 1) whether the sign changed; a count of 0 changes nothing.
+fn double_shift(m: &mut Machine<'_>, ops: &[Operand], left: bool) -> Result<(), Fault> {
+    let (d, s) = (gpr(m, &ops[0])?, gpr(m, &ops[1])?);
+    let c = imm(&ops[2]) & 63;
+    if c == 0 {
+        return Ok(());
+    }
+    let (r, cf) = if left {
+        ((d << c) | (s >> (64 - c)), (d >> (64 - c)) & 1)
+    } else {
+        ((d >> c) | (s << (64 - c)), (d >> (c - 1)) & 1)
+    };
+    let of = if (r ^ d) >> 63 != 0 { OF } else { 0 };
+    set_flags(m, STATUS, result_flags(r, 64) | cf | of);
+    set_gpr(m, &ops[0], r)
+}
+
+/// `adcx` (`flag` CF) / `adox` (`flag` OF): `d + s + flag`, the carry out into `flag`, the other flags kept.
+fn add_carry_chain(m: &mut Machine<'_>, ops: &[Operand], flag: u64) -> Result<(), Fault> {
+    let (a, b) = (gpr(m, &ops[0])?, gpr(m, &ops[1])?);
+    let wide = a as u128 + b as u128 + (m.state.flags & flag != 0) as u128;
+    set_flags(m, flag, if wide >> 64 != 0 { flag } else { 0 });
+    set_gpr(m, &ops[0], wide as u64)
 }
 
 fn push_pop(m: &mut Machine<'_>, ops: &[Operand], push: bool) -> Result<(), Fault> {
@@ -431,6 +531,64 @@ fn aesenclast(a: &[u8], k: &[u8]) -> [u8; 16] {
     d
 }
 
+/// The inverse S-box.
+const INV_SBOX: [u8; 256] = {
+    let mut t = [0; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[SBOX[i] as usize] = i as u8;
+        i += 1;
+    }
+    t
+};
+
+/// The AES state's byte at row `r`, column `c` after (Inv)ShiftRows, through `sbox` (byte `r + 4c` of a lane is
+/// row `r` of column `c`; ShiftRows takes column `c + r`, InvShiftRows column `c - r`).
+fn shift_sub(a: &[u8], sbox: &[u8; 256], inverse: bool) -> [u8; 16] {
+    std::array::from_fn(|i| {
+        let (r, c) = (i % 4, i / 4);
+        let from = if inverse { (c + 4 - r) % 4 } else { (c + r) % 4 };
+        sbox[a[r + 4 * from] as usize]
+    })
+}
+
+/// Each column multiplied by the circulant matrix of `coef` (MixColumns: 2 3 1 1; InvMixColumns: 14 11 13 9).
+fn mix(s: [u8; 16], coef: [u8; 4]) -> [u8; 16] {
+    std::array::from_fn(|i| {
+        let (r, c) = (i % 4, i / 4);
+        (0..4).fold(0, |x, j| x ^ gf_mul(coef[(j + 4 - r) % 4], s[4 * c + j]))
+    })
+}
+
+fn xor16(a: [u8; 16], k: &[u8]) -> [u8; 16] {
+    std::array::from_fn(|i| a[i] ^ k[i])
+}
+
+fn aesenc(a: &[u8], k: &[u8]) -> [u8; 16] {
+    xor16(mix(shift_sub(a, &SBOX, false), [2, 3, 1, 1]), k)
+}
+
+fn aesdec(a: &[u8], k: &[u8]) -> [u8; 16] {
+    xor16(inv_mix_columns(shift_sub(a, &INV_SBOX, true)), k)
+}
+
+fn aesdeclast(a: &[u8], k: &[u8]) -> [u8; 16] {
+    xor16(shift_sub(a, &INV_SBOX, true), k)
+}
+
+fn inv_mix_columns(s: [u8; 16]) -> [u8; 16] {
+    mix(s, [14, 11, 13, 9])
+}
+
+/// `aeskeygenassist`: dwords `SubWord(X1)`, `RotWord(SubWord(X1)) ^ rcon`, `SubWord(X3)`,
+/// `RotWord(SubWord(X3)) ^ rcon`, with `Xi` dword `i` of `a` and RotWord a rotation right by 8 bits.
+fn keygenassist(a: &[u8], rcon: u64) -> [u8; 16] {
+    let sub = |i: usize| u32::from_le_bytes(std::array::from_fn(|j| SBOX[a[4 * i + j] as usize]));
+    let (x1, x3) = (sub(1), sub(3));
+    let words = [x1, x1.rotate_right(8) ^ rcon as u32, x3, x3.rotate_right(8) ^ rcon as u32];
+    std::array::from_fn(|i| words[i / 4].to_le_bytes()[i % 4])
+}
+
 fn clmul(a: u64, b: u64) -> u128 {
     (0..64).filter(|i| (b >> i) & 1 == 1).fold(0, |r, i| r ^ ((a as u128) << i))
 }
@@ -479,15 +637,17 @@ fn pshufd(a: &[u8], sel: u64) -> [u8; 16] {
 use Role::{None as N, R, RW, W};
 
 /// One [`Sem`]: `op [roles] read written undefined variable_time, |m, o| body`, the body a `Result<(), Fault>`
-/// (or `flow |m, o| body` for a body giving the [`Flow`]).
+/// (or `flow |m, o| body` for a body giving the [`Flow`]); `op [roles] @[reg => role, ...] ...` adds the registers
+/// it uses without naming them.
 macro_rules! sems {
     ($(
-        $op:ident [$($role:ident),*] $fr:expr, $fw:expr, $fu:expr, $vt:expr,
+        $op:ident [$($role:ident),*] $(@[$($ir:expr => $irole:ident),*])? $fr:expr, $fw:expr, $fu:expr, $vt:expr,
         $(flow $($fl:lifetime)?)? |$m:ident, $o:ident| $body:expr;
     )*) => {
         &[$(Sem {
             op: Op::$op,
             roles: &[$($role),*],
+            implicit: &[$($(($ir, $irole)),*)?],
             flags_read: $fr,
             flags_written: $fw,
             flags_undefined: $fu,
@@ -509,6 +669,12 @@ macro_rules! sems {
 const LOGIC_U: u64 = AF;
 /// Status flags of a shift left undefined (OF unless the count is 1, AF).
 const SHIFT_U: u64 = AF | OF;
+/// rax, rdx and xmm0, as `mul`, `mulx` and `sha256rnds2` use them implicitly.
+const RAX: Reg = Reg::Gpr(0);
+const RDX: Reg = Reg::Gpr(2);
+const XMM0: Reg = Reg::Vec(0);
+/// Status flags of `mul` and `imul` left undefined (all but CF and OF).
+const IMUL_U: u64 = SF | ZF | AF | PF;
 
 /// The semantics, in `Op` order.
 static SEMS: &[Sem] = sems! {
@@ -522,6 +688,31 @@ static SEMS: &[Sem] = sems! {
     };
     add [RW, R] 0, STATUS, 0, false, |m, o| arith(m, o, b'+');
     adc [RW, R] CF, STATUS, 0, false, |m, o| arith(m, o, b'c');
+    sbb [RW, R] CF, STATUS, 0, false, |m, o| arith(m, o, b'b');
+    adcx [RW, R] CF, CF, 0, false, |m, o| add_carry_chain(m, o, CF);
+    adox [RW, R] OF, OF, 0, false, |m, o| add_carry_chain(m, o, OF);
+    mul [R] @[RAX => RW, RDX => W] 0, STATUS, IMUL_U, false, |m, o| {
+        let wide = m.state.gpr[0] as u128 * gpr(m, &o[0])? as u128;
+        let (lo, hi) = (wide as u64, (wide >> 64) as u64);
+        set_flags(m, STATUS, result_flags(lo, 64) | if hi != 0 { CF | OF } else { 0 });
+        m.state.gpr[0] = lo;
+        m.state.gpr[2] = hi;
+        Ok(())
+    };
+    mulx [W, W, R] @[RDX => R] 0, 0, 0, false, |m, o| {
+        let wide = m.state.gpr[2] as u128 * gpr(m, &o[2])? as u128;
+        // The low half first: where both name one register, it holds the high half.
+        set_gpr(m, &o[1], wide as u64)?;
+        set_gpr(m, &o[0], (wide >> 64) as u64)
+    };
+    imul [RW, R] 0, STATUS, IMUL_U, false, |m, o| {
+        let (a, b) = (gpr(m, &o[0])? as i64, gpr(m, &o[1])? as i64);
+        let wide = a as i128 * b as i128;
+        let r = wide as u64;
+        let overflow = if wide != r as i64 as i128 { CF | OF } else { 0 };
+        set_flags(m, STATUS, result_flags(r, 64) | overflow);
+        set_gpr(m, &o[0], r)
+    };
     sub [RW, R] 0, STATUS, 0, false, |m, o| arith(m, o, b'-');
     and [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'&');
     xor32 [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'^');
@@ -529,6 +720,14 @@ static SEMS: &[Sem] = sems! {
     test [R, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b't');
     shl [RW, N] 0, STATUS, SHIFT_U, false, |m, o| shift(m, o, true);
     shr [RW, N] 0, STATUS, SHIFT_U, false, |m, o| shift(m, o, false);
+    rol [RW, N] 0, CF | OF, OF, false, |m, o| rotate(m, o, true);
+    ror [RW, N] 0, CF | OF, OF, false, |m, o| rotate(m, o, false);
+    rorx [W, R, N] 0, 0, 0, false, |m, o| {
+        let v = gpr(m, &o[1])?.rotate_right((imm(&o[2]) & 63) as u32);
+        set_gpr(m, &o[0], v)
+    };
+    shld [RW, R, N] 0, STATUS, SHIFT_U, false, |m, o| double_shift(m, o, true);
+    shrd [RW, R, N] 0, STATUS, SHIFT_U, false, |m, o| double_shift(m, o, false);
     bswap [RW] 0, 0, 0, false, |m, o| { let v = gpr(m, &o[0])?; set_gpr(m, &o[0], v.swap_bytes()) };
     push [R] 0, 0, 0, false, |m, o| push_pop(m, o, true);
     pop [W] 0, 0, 0, false, |m, o| push_pop(m, o, false);
@@ -589,8 +788,61 @@ static SEMS: &[Sem] = sems! {
     vpsrldq [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| lanes(w, a, a, |x, _| byte_shift(x, n, false)));
     vpclmulqdq [W, R, R, N] 0, 0, 0, false, |m, o| clmul_op(m, o);
     vaesenclast [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, aesenclast));
+    vaesenc [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, aesenc));
+    vaesdec [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, aesdec));
+    vaesdeclast [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, aesdeclast));
+    vaesimc [W, R] 0, 0, 0, false, |m, o| {
+        let a = vec(m, &o[1])?;
+        set_vec(m, &o[0], lanes(16, &a, &a, |x, _| inv_mix_columns(x.try_into().expect("16 bytes"))))
+    };
+    vaeskeygenassist [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, rcon| lanes(w, a, a, |x, _| keygenassist(x, rcon)));
     vgf2p8affineqb [W, R, R, N] 0, 0, 0, false, |m, o| affine_op(m, o, false);
     vgf2p8affineinvqb [W, R, R, N] 0, 0, 0, false, |m, o| affine_op(m, o, true);
+    vpblendd [W, R, R, N] 0, 0, 0, false, |m, o| blendd(m, o);
+    sha256rnds2 [RW, R] @[XMM0 => R] 0, 0, 0, false, |m, o| {
+        let (d, s, k) = (vec(m, &o[0])?, vec(m, &o[1])?, m.state.vec[0]);
+        set_xmm_legacy(m, &o[0], sha256rnds2(&d, &s, &k))
+    };
+    sha256msg1 [RW, R] 0, 0, 0, false, |m, o| {
+        let (a, b) = (vec(m, &o[0])?, vec(m, &o[1])?);
+        let w = |i: usize| if i < 4 { dword(&a, i) } else { dword(&b, 0) };
+        let s0 = |x: u32| x.rotate_right(7) ^ x.rotate_right(18) ^ (x >> 3);
+        set_xmm_legacy(m, &o[0], std::array::from_fn(|i| w(i).wrapping_add(s0(w(i + 1)))))
+    };
+    sha256msg2 [RW, R] 0, 0, 0, false, |m, o| {
+        let (a, b) = (vec(m, &o[0])?, vec(m, &o[1])?);
+        let s1 = |x: u32| x.rotate_right(17) ^ x.rotate_right(19) ^ (x >> 10);
+        let mut w = [dword(&b, 2), dword(&b, 3), 0, 0, 0, 0];
+        for i in 0..4 {
+            w[i + 2] = dword(&a, i).wrapping_add(s1(w[i]));
+        }
+        set_xmm_legacy(m, &o[0], [w[2], w[3], w[4], w[5]])
+    };
+    movdqa [W, R] 0, 0, 0, false, |m, o| legacy_mov(m, o);
+    movdqa_store [W, R] 0, 0, 0, false, |m, o| legacy_mov(m, o);
+    movdqu_load [W, R] 0, 0, 0, false, |m, o| legacy_mov(m, o);
+    movdqu_store [W, R] 0, 0, 0, false, |m, o| legacy_mov(m, o);
+    pxor [RW, R] 0, 0, 0, false, |m, o| legacy(m, o, |a, b| std::array::from_fn(|i| a[i] ^ b[i]));
+    paddd [RW, R] 0, 0, 0, false, |m, o| {
+        legacy(m, o, |a, b| std::array::from_fn(|i| dword(a, i / 4).wrapping_add(dword(b, i / 4)).to_le_bytes()[i % 4]))
+    };
+    pshufd [W, R, N] 0, 0, 0, false, |m, o| {
+        let n = imm(&o[2]);
+        legacy(m, o, |_, s| pshufd(s, n))
+    };
+    pshufb [RW, R] 0, 0, 0, false, |m, o| legacy(m, o, pshufb);
+    palignr [RW, R, N] 0, 0, 0, false, |m, o| {
+        let n = imm(&o[2]);
+        legacy(m, o, |d, s| palignr(d, s, n))
+    };
+    pclmulqdq [RW, R, N] 0, 0, 0, false, |m, o| {
+        let n = imm(&o[2]);
+        legacy(m, o, |d, s| pclmul(d, s, n))
+    };
+    aesenc [RW, R] 0, 0, 0, false, |m, o| legacy(m, o, aesenc);
+    aesenclast [RW, R] 0, 0, 0, false, |m, o| legacy(m, o, aesenclast);
+    aesdec [RW, R] 0, 0, 0, false, |m, o| legacy(m, o, aesdec);
+    aesdeclast [RW, R] 0, 0, 0, false, |m, o| legacy(m, o, aesdeclast);
     vmovdqu_load_y [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vmovdqu_store_y [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vmovdqa_y [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
@@ -618,8 +870,25 @@ static SEMS: &[Sem] = sems! {
     vbroadcasti128 [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 16);
     vinserti128 [W, R, R, N] 0, 0, 0, false, |m, o| insert_half(m, o, 16);
     vextracti128 [W, R, N] 0, 0, 0, false, |m, o| extract_half(m, o, 16);
+    vperm2i128 [W, R, R, N] 0, 0, 0, false, |m, o| {
+        let n = imm(&o[3]) as usize;
+        vop(m, o, |_, a, b| {
+            std::array::from_fn(|i| {
+                let ctrl = (n >> (4 * (i / 16))) & 15;
+                let src = if ctrl & 2 == 0 { a } else { b };
+                if i >= 32 || ctrl & 8 != 0 { 0 } else { src[16 * (ctrl & 1) + i % 16] }
+            })
+        })
+    };
+    vpermq [W, R, N] 0, 0, 0, false, |m, o| {
+        vimm(m, o, |_, a, n| std::array::from_fn(|i| if i < 32 { a[8 * ((n as usize >> (2 * (i / 8))) & 3) + i % 8] } else { 0 }))
+    };
+    vpblendd_y [W, R, R, N] 0, 0, 0, false, |m, o| blendd(m, o);
     vpclmulqdq_y [W, R, R, N] 0, 0, 0, false, |m, o| clmul_op(m, o);
     vaesenclast_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, aesenclast));
+    vaesenc_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, aesenc));
+    vaesdec_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, aesdec));
+    vaesdeclast_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, aesdeclast));
     vgf2p8affineqb_y [W, R, R, N] 0, 0, 0, false, |m, o| affine_op(m, o, false);
     vgf2p8affineinvqb_y [W, R, R, N] 0, 0, 0, false, |m, o| affine_op(m, o, true);
     vzeroupper [] 0, 0, 0, false, |m, o| {
@@ -658,6 +927,9 @@ static SEMS: &[Sem] = sems! {
     vextracti64x4 [W, R, N] 0, 0, 0, false, |m, o| extract_half(m, o, 32);
     vbroadcasti32x4 [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 16);
     vaesenclast_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, aesenclast));
+    vaesenc_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, aesenc));
+    vaesdec_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, aesdec));
+    vaesdeclast_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, aesdeclast));
     vgf2p8affineqb_z [W, R, R, N] 0, 0, 0, false, |m, o| affine_op(m, o, false);
     vgf2p8affineinvqb_z [W, R, R, N] 0, 0, 0, false, |m, o| affine_op(m, o, true);
     vpaddd_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| d2(w, a, b, u32::wrapping_add));
@@ -671,6 +943,23 @@ static SEMS: &[Sem] = sems! {
     vpunpcklqdq_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, |x, y| unpack(x, y, 8, false)));
     vpunpckhqdq_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, |x, y| unpack(x, y, 8, true)));
 };
+
+/// `vpblendd` at any width: dword `i` from the third operand where bit `i` of the immediate is set, else from the
+/// second.
+fn blendd(m: &mut Machine<'_>, o: &[Operand]) -> Result<(), Fault> {
+    let n = imm(&o[3]);
+    vop(m, o, |w, a, b| {
+        std::array::from_fn(|i| {
+            if i >= w {
+                0
+            } else if (n >> (i / 4)) & 1 == 1 {
+                b[i]
+            } else {
+                a[i]
+            }
+        })
+    })
+}
 
 /// A move: the source read at its width, written to the destination (xmm zeroes the upper half).
 fn mov_vec(m: &mut Machine<'_>, o: &[Operand]) -> Result<(), Fault> {
