@@ -185,8 +185,9 @@ fn every_encoding_matches_llvm_mc() {
         src.push('\n');
     }
     std::fs::write(&s, src).unwrap();
-    let out =
-        run(Command::new(LLVM_MC).args(["-triple=aarch64", "-mattr=+v8.2a,+aes,+sm4,+sha3", "-show-encoding"]).arg(&s));
+    let out = run(Command::new(LLVM_MC)
+        .args(["-triple=aarch64", "-mattr=+v8.2a,+aes,+sha2,+sm4,+sha3", "-show-encoding"])
+        .arg(&s));
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("error"), "{LLVM_MC} reported errors:\n{stderr}");

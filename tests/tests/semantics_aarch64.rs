@@ -31,6 +31,9 @@ fn cpu_has(f: &str) -> bool {
         "aes" => std::arch::is_aarch64_feature_detected!("aes"),
         "sha3" => std::arch::is_aarch64_feature_detected!("sha3"),
         "sm4" => std::arch::is_aarch64_feature_detected!("sm4"),
+        "sha2" => std::arch::is_aarch64_feature_detected!("sha2"),
+        // std names FEAT_SHA512 together with FEAT_SHA3.
+        "sha512" => std::arch::is_aarch64_feature_detected!("sha3"),
         _ => false,
     }
 }

@@ -32,6 +32,12 @@ crate::define_features! {
         Sha3 = "sha3",
         /// SM4 rounds and key expansion: `sm4e`, `sm4ekey` (FEAT_SM4).
         Sm4 = "sm4",
+        /// SHA-256 hash updates and message schedule: `sha256h`, `sha256h2`, `sha256su0`, `sha256su1` (FEAT_SHA256;
+        /// Linux HWCAP `sha2`).
+        Sha2 = "sha2",
+        /// SHA-512 hash updates and message schedule: `sha512h`, `sha512h2`, `sha512su0`, `sha512su1`
+        /// (FEAT_SHA512; Linux HWCAP `sha512`).
+        Sha512 = "sha512",
     }
 }
 
@@ -657,6 +663,32 @@ macro_rules! aarch64_table {
                 /// Four SM4 key-expansion steps from keys n and constants m.
                 sm4ekey:    "sm4ekey {d}.4s, {n}.4s, {m}.4s"     (d: Vn, n: Vn, m: Vn) [Sm4]
                     => enc(0xce60c800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Four SHA-256 rounds, first half: d holds (a, b, c, d), n (e, f, g, h), m the four `W + K` words; d
+                /// becomes the new (a, b, c, d).
+                sha256h:    "sha256h {d}, {n}, {m}.4s"           (d: Qn, n: Qn, m: Vn) [Sha2]
+                    => enc(0x5e004000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Four SHA-256 rounds, second half: d holds (e, f, g, h), n the (a, b, c, d) from before `sha256h`;
+                /// d becomes the new (e, f, g, h).
+                sha256h2:   "sha256h2 {d}, {n}, {m}.4s"          (d: Qn, n: Qn, m: Vn) [Sha2]
+                    => enc(0x5e005000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// SHA-256 message schedule, first part: `d.s[i] += sigma0` of the next word (from d, then n).
+                sha256su0:  "sha256su0 {d}.4s, {n}.4s"           (d: Vn, n: Vn) [Sha2]
+                    => enc(0x5e282800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// SHA-256 message schedule, second part: the next four words from d (su0's), n and m.
+                sha256su1:  "sha256su1 {d}.4s, {n}.4s, {m}.4s"   (d: Vn, n: Vn, m: Vn) [Sha2]
+                    => enc(0x5e006000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Two SHA-512 rounds, first part (Sigma1, Ch): d holds the two `W + K` words on entry.
+                sha512h:    "sha512h {d}, {n}, {m}.2d"           (d: Qn, n: Qn, m: Vn) [Sha512]
+                    => enc(0xce608000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Two SHA-512 rounds, second part (Sigma0, Maj).
+                sha512h2:   "sha512h2 {d}, {n}, {m}.2d"          (d: Qn, n: Qn, m: Vn) [Sha512]
+                    => enc(0xce608400, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// SHA-512 message schedule, first part: `d.d[i] += sigma0` of the next word (from d, then n).
+                sha512su0:  "sha512su0 {d}.2d, {n}.2d"           (d: Vn, n: Vn) [Sha512]
+                    => enc(0xcec08000, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// SHA-512 message schedule, second part: `d.d[i] += sigma1(n.d[i]) + m.d[i]`.
+                sha512su1:  "sha512su1 {d}.2d, {n}.2d, {m}.2d"   (d: Vn, n: Vn, m: Vn) [Sha512]
+                    => enc(0xce608800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
         }
     };
 }

@@ -378,6 +378,88 @@ fn sm4_steps(x: &Vector, k: &Vector, key: bool) -> Vector {
     from_s(w)
 }
 
+// --- SHA-256 and SHA-512 (the Arm ARM's SHA256hash, SHA256SU0/1, SHA512H/H2/SU0/SU1) ------------------------------
+
+/// Four SHA-256 rounds on `x` = (a, b, c, d) and `y` = (e, f, g, h) (word 0 first) with the words `w` (`W + K`):
+/// the new (a, b, c, d) and (e, f, g, h).
+fn sha256_hash(x: &Vector, y: &Vector, w: &Vector) -> (Vector, Vector) {
+    let (mut x, mut y): ([u32; 4], [u32; 4]) = (std::array::from_fn(|i| s(x, i)), std::array::from_fn(|i| s(y, i)));
+    for e in 0..4 {
+        let ch = ((y[1] ^ y[2]) & y[0]) ^ y[2];
+        let maj = (x[0] & x[1]) | ((x[0] | x[1]) & x[2]);
+        let sigma1 = y[0].rotate_right(6) ^ y[0].rotate_right(11) ^ y[0].rotate_right(25);
+        let sigma0 = x[0].rotate_right(2) ^ x[0].rotate_right(13) ^ x[0].rotate_right(22);
+        let t = y[3].wrapping_add(sigma1).wrapping_add(ch).wrapping_add(s(w, e));
+        x[3] = t.wrapping_add(x[3]);
+        y[3] = t.wrapping_add(sigma0).wrapping_add(maj);
+        // (y:x) rotated left by one word: y's top word enters x at the bottom, x's top word enters y.
+        (x, y) = ([y[3], x[0], x[1], x[2]], [x[3], y[0], y[1], y[2]]);
+    }
+    (from_s(x), from_s(y))
+}
+
+/// SHA-256's sigma0 and sigma1 of the message schedule.
+fn sha256_sigma0(x: u32) -> u32 {
+    x.rotate_right(7) ^ x.rotate_right(18) ^ (x >> 3)
+}
+fn sha256_sigma1(x: u32) -> u32 {
+    x.rotate_right(17) ^ x.rotate_right(19) ^ (x >> 10)
+}
+
+/// `d.s[i] + sigma0` of word i of (d.s[1], d.s[2], d.s[3], n.s[0]).
+fn sha256_su0(d: &Vector, n: &Vector) -> Vector {
+    let t = [s(d, 1), s(d, 2), s(d, 3), s(n, 0)];
+    from_s(std::array::from_fn(|i| s(d, i).wrapping_add(sha256_sigma0(t[i]))))
+}
+
+/// The next four schedule words: `d.s[i] + t0[i] + sigma1` of the word two before (m's top two, then the first
+/// two results), t0 = (n.s[1], n.s[2], n.s[3], m.s[0]).
+fn sha256_su1(d: &Vector, n: &Vector, m: &Vector) -> Vector {
+    let t0 = [s(n, 1), s(n, 2), s(n, 3), s(m, 0)];
+    let mut r = [0u32; 4];
+    for e in 0..4 {
+        let back = if e < 2 { s(m, 2 + e) } else { r[e - 2] };
+        r[e] = sha256_sigma1(back).wrapping_add(s(d, e)).wrapping_add(t0[e]);
+    }
+    from_s(r)
+}
+
+fn sha512_big_sigma1(x: u64) -> u64 {
+    x.rotate_right(14) ^ x.rotate_right(18) ^ x.rotate_right(41)
+}
+fn sha512_big_sigma0(x: u64) -> u64 {
+    x.rotate_right(28) ^ x.rotate_right(34) ^ x.rotate_right(39)
+}
+
+/// SHA512H: `w` = d (the `W + K` words), `x` = n, `y` = m.
+fn sha512_h(w: &Vector, x: &Vector, y: &Vector) -> Vector {
+    let (x0, x1, y0, y1) = (q(x, 0), q(x, 1), q(y, 0), q(y, 1));
+    let hi = ((y1 & x0) ^ (!y1 & x1)).wrapping_add(sha512_big_sigma1(y1)).wrapping_add(q(w, 1));
+    let t = hi.wrapping_add(y0);
+    let lo = ((t & y1) ^ (!t & x0)).wrapping_add(sha512_big_sigma1(t)).wrapping_add(q(w, 0));
+    from_q(lo, hi)
+}
+
+/// SHA512H2: `w` = d, `x` = n, `y` = m.
+fn sha512_h2(w: &Vector, x: &Vector, y: &Vector) -> Vector {
+    let (x0, y0, y1) = (q(x, 0), q(y, 0), q(y, 1));
+    let hi = ((x0 & y1) ^ (x0 & y0) ^ (y1 & y0)).wrapping_add(sha512_big_sigma0(y0)).wrapping_add(q(w, 1));
+    let lo = ((hi & y0) ^ (hi & y1) ^ (y1 & y0)).wrapping_add(sha512_big_sigma0(hi)).wrapping_add(q(w, 0));
+    from_q(lo, hi)
+}
+
+/// `d.d[0] + sigma0(d.d[1])`, `d.d[1] + sigma0(n.d[0])`.
+fn sha512_su0(d: &Vector, n: &Vector) -> Vector {
+    let sigma0 = |x: u64| x.rotate_right(1) ^ x.rotate_right(8) ^ (x >> 7);
+    from_q(q(d, 0).wrapping_add(sigma0(q(d, 1))), q(d, 1).wrapping_add(sigma0(q(n, 0))))
+}
+
+/// `d.d[i] + sigma1(n.d[i]) + m.d[i]`.
+fn sha512_su1(d: &Vector, n: &Vector, m: &Vector) -> Vector {
+    let sigma1 = |x: u64| x.rotate_right(19) ^ x.rotate_right(61) ^ (x >> 6);
+    dwords2(d, &dwords2(n, m, |x, y| sigma1(x).wrapping_add(y)), u64::wrapping_add)
+}
+
 // --- the table ---------------------------------------------------------------------------------------------------
 
 use Role::{None as O, R, RW, W};
@@ -588,6 +670,32 @@ static SEMS: &[Sem] = sems! {
     };
     sm4e [RW, R] NB, 0, 0, 0, false, |m, o| { let d = vec(m, &o[0]); v2(m, o, |k| sm4_steps(&d, k, false)) };
     sm4ekey [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, k| sm4_steps(a, k, true));
+    sha256h [RW, R, R] NB, 0, 0, 0, false, |m, o| {
+        let d = vec(m, &o[0]);
+        v3(m, o, |n, w| sha256_hash(&d, n, w).0)
+    };
+    sha256h2 [RW, R, R] NB, 0, 0, 0, false, |m, o| {
+        let d = vec(m, &o[0]);
+        v3(m, o, |n, w| sha256_hash(n, &d, w).1)
+    };
+    sha256su0 [RW, R] NB, 0, 0, 0, false, |m, o| { let d = vec(m, &o[0]); v2(m, o, |n| sha256_su0(&d, n)) };
+    sha256su1 [RW, R, R] NB, 0, 0, 0, false, |m, o| {
+        let d = vec(m, &o[0]);
+        v3(m, o, |n, k| sha256_su1(&d, n, k))
+    };
+    sha512h [RW, R, R] NB, 0, 0, 0, false, |m, o| {
+        let d = vec(m, &o[0]);
+        v3(m, o, |n, k| sha512_h(&d, n, k))
+    };
+    sha512h2 [RW, R, R] NB, 0, 0, 0, false, |m, o| {
+        let d = vec(m, &o[0]);
+        v3(m, o, |n, k| sha512_h2(&d, n, k))
+    };
+    sha512su0 [RW, R] NB, 0, 0, 0, false, |m, o| { let d = vec(m, &o[0]); v2(m, o, |n| sha512_su0(&d, n)) };
+    sha512su1 [RW, R, R] NB, 0, 0, 0, false, |m, o| {
+        let d = vec(m, &o[0]);
+        v3(m, o, |n, k| sha512_su1(&d, n, k))
+    };
 };
 
 /// `ld1 {t.16b}, [n]` (post-index: `n += 16`).
