@@ -333,8 +333,10 @@ macro_rules! aarch64_table {
                     subs(d, n, m);
                     /// `cmp`: register (`cmp`) or 12-bit immediate (`cmp_imm`).
                     cmp(n, m);
-                    /// `adds`: 12-bit immediate (`adds_imm`).
-                    adds(d, n, imm);
+                    /// `adds`: register (`adds`) or 12-bit immediate (`adds_imm`).
+                    adds(d, n, m);
+                    /// `ror`: by an immediate (`ror_imm`, EXTR with both sources n) or by a register (`ror`, RORV).
+                    ror(d, n, s);
                     /// `ldr`: X register (`ldr_x`) or Q register, from a `V` (`ldr_q`); the D form stays `ldr_d` (a `V` does
                     /// not say its width).
                     ldr(t, n, off);
@@ -391,6 +393,33 @@ macro_rules! aarch64_table {
                 /// Add with carry: `d = n + m + C`.
                 adc:        "adc {d}, {n}, {m}"                  (d: Xn, n: Xn, m: Xn) []
                     => enc(0x9a000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Add and set flags (C is the carry out).
+                adds:       "adds {d}, {n}, {m}"                 (d: Xn, n: Xn, m: Xn) [] as adds
+                    => enc(0xab000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Add with carry and set flags: `d = n + m + C`, C the carry out.
+                adcs:       "adcs {d}, {n}, {m}"                 (d: Xn, n: Xn, m: Xn) []
+                    => enc(0xba000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Subtract with borrow: `d = n - m - !C` (`n + !m + C`).
+                sbc:        "sbc {d}, {n}, {m}"                  (d: Xn, n: Xn, m: Xn) []
+                    => enc(0xda000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Subtract with borrow and set flags: `d = n + !m + C`, C clear on a borrow.
+                sbcs:       "sbcs {d}, {n}, {m}"                 (d: Xn, n: Xn, m: Xn) []
+                    => enc(0xfa000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// The low 64 bits of `n * m` (MADD with xzr).
+                mul:        "mul {d}, {n}, {m}"                  (d: Xn, n: Xn, m: Xn) []
+                    => enc(0x9b007c00, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// The high 64 bits of the unsigned 128-bit product `n * m`.
+                umulh:      "umulh {d}, {n}, {m}"                (d: Xn, n: Xn, m: Xn) []
+                    => enc(0x9bc07c00, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Bits `s..s+63` of the 128-bit concatenation n:m (m the low half), s in 0..=63.
+                extr:       "extr {d}, {n}, {m}, #{s}"           (d: Xn, n: Xn, m: Xn, s: Shift) []
+                    => enc(0x93c00000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), mapped(3, 10, 6, shift64)]);
+                /// Rotate right by an immediate, 0..=63 (EXTR with n as both sources).
+                ror_imm:    "ror {d}, {n}, #{s}"                 (d: Xn, n: Xn, s: Shift) [] as ror
+                    => enc(0x93c00000, &[fld(0, 0, 5), fld(1, 5, 5), fld(1, 16, 5), mapped(2, 10, 6, shift64)]);
+                /// Rotate right by `m mod 64` (RORV).
+                ror:        "ror {d}, {n}, {m}"                  (d: Xn, n: Xn, m: Xn) [] as ror
+                    => enc(0x9ac02c00, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
                 /// Byte reversal of a 64-bit register.
                 rev:        "rev {d}, {n}"                       (d: Xn, n: Xn) []
                     => enc(0xdac00c00, &[fld(0, 0, 5), fld(1, 5, 5)]);

@@ -135,13 +135,15 @@ fn add_with_flags(a: u64, b: u64, carry: u64) -> (u64, u64) {
     (r, f)
 }
 
-/// `d = n op m`: `+`, `-`, `c` (with carry), the flags set when `flags`; `d` absent for `cmp`.
+/// `d = n op m`: `+`, `-`, `c` (add with carry), `b` (subtract with borrow: `n + !m + C`), the flags set when
+/// `flags`; `d` absent for `cmp` (`?`).
 fn arith(m: &mut Machine<'_>, o: &[Operand], kind: u8, flags: bool) -> Result<(), Fault> {
     let (d, rest) = if kind == b'?' { (None, o) } else { (Some(&o[0]), &o[1..]) };
     let (a, b) = (gpr(m, &rest[0]), gpr(m, &rest[1]));
     let (r, f) = match kind {
         b'+' => add_with_flags(a, b, 0),
         b'c' => add_with_flags(a, b, (m.state.flags & C) >> 1),
+        b'b' => add_with_flags(a, !b, (m.state.flags & C) >> 1),
         _ => add_with_flags(a, !b, 1),
     };
     if flags {
@@ -514,6 +516,24 @@ static SEMS: &[Sem] = sems! {
     movz [W, O] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], imm(&o[1]) as u64);
     adds_imm [W, R, O] NB, 0, NZCV, 0, false, |m, o| arith(m, o, b'+', true);
     adc [W, R, R] NB, C, 0, 0, false, |m, o| arith(m, o, b'c', false);
+    adds [W, R, R] NB, 0, NZCV, 0, false, |m, o| arith(m, o, b'+', true);
+    adcs [W, R, R] NB, C, NZCV, 0, false, |m, o| arith(m, o, b'c', true);
+    sbc [W, R, R] NB, C, 0, 0, false, |m, o| arith(m, o, b'b', false);
+    sbcs [W, R, R] NB, C, NZCV, 0, false, |m, o| arith(m, o, b'b', true);
+    mul [W, R, R] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], gpr(m, &o[1]).wrapping_mul(gpr(m, &o[2])));
+    umulh [W, R, R] NB, 0, 0, 0, false, |m, o| {
+        let p = gpr(m, &o[1]) as u128 * gpr(m, &o[2]) as u128;
+        set_gpr(m, &o[0], (p >> 64) as u64)
+    };
+    extr [W, R, R, O] NB, 0, 0, 0, false, |m, o| {
+        let v = ((((gpr(m, &o[1]) as u128) << 64) | gpr(m, &o[2]) as u128) >> imm(&o[3])) as u64;
+        set_gpr(m, &o[0], v)
+    };
+    ror_imm [W, R, O] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], gpr(m, &o[1]).rotate_right(imm(&o[2]) as u32));
+    ror [W, R, R] NB, 0, 0, 0, false, |m, o| {
+        let v = gpr(m, &o[1]).rotate_right((gpr(m, &o[2]) & 63) as u32);
+        set_gpr(m, &o[0], v)
+    };
     rev [W, R] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], gpr(m, &o[1]).swap_bytes());
     lsl [W, R, O] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], gpr(m, &o[1]) << imm(&o[2]));
     lsr [W, R, O] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], gpr(m, &o[1]) >> imm(&o[2]));
