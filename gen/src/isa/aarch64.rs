@@ -547,6 +547,12 @@ macro_rules! aarch64_table {
                 /// Load one word and replicate it to the four lanes; `n += 4`.
                 ld1r_4s_post: "ld1r {{t}.4s}, [{n}], #4"         (t: Vn, n: XnSp) []
                     => enc(0x4ddfc800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// Load four words, word k replicated to the four lanes of register k of the list.
+                ld4r_4s:    "ld4r {{l}}, [{n}]"                  (l: VList4s, n: XnSp) []
+                    => enc(0x4d60e800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// `ld4r_4s`, then `n += 16`.
+                ld4r_4s_post: "ld4r {{l}}, [{n}], #16"           (l: VList4s, n: XnSp) []
+                    => enc(0x4dffe800, &[fld(0, 0, 5), fld(1, 5, 5)]);
 
                 // --- Advanced SIMD ------------------------------------------------------------------------------------------
                 eor_16b:    "eor {d}.16b, {n}.16b, {m}.16b"      (d: Vn, n: Vn, m: Vn) []
@@ -621,6 +627,12 @@ macro_rules! aarch64_table {
                 /// Shift right and insert: each 32-bit lane of d keeps its top s bits and takes `n >> s` below them.
                 sri_4s:     "sri {d}.4s, {n}.4s, #{s}"           (d: Vn, n: Vn, s: Shift32) []
                     => enc(0x6f004400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 7, shr32)]);
+                /// Shift left and insert: each 32-bit lane of d keeps its low s bits and takes `n << s` above them.
+                sli_4s:     "sli {d}.4s, {n}.4s, #{s}"           (d: Vn, n: Vn, s: Shift32) []
+                    => enc(0x6f005400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 7, shl32)]);
+                /// Shift left and insert: each 64-bit lane of d keeps its low s bits and takes `n << s` above them.
+                sli_2d:     "sli {d}.2d, {n}.2d, #{s}"           (d: Vn, n: Vn, s: Shift) []
+                    => enc(0x6f005400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 7, shl64)]);
                 /// The four 32-bit lanes of d = lane i of n.
                 dup_4s:     "dup {d}.4s, {n}.s[{i}]"             (d: Vn, n: Vn, i: LaneS) []
                     => enc(0x4e000400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 5, s_imm5)]);
@@ -630,6 +642,27 @@ macro_rules! aarch64_table {
                 /// `d = (n.d[1], m.d[1])`.
                 zip2_2d:    "zip2 {d}.2d, {n}.2d, {m}.2d"        (d: Vn, n: Vn, m: Vn) []
                     => enc(0x4ec07800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Interleaves the high words: `d = (n.s[2], m.s[2], n.s[3], m.s[3])`.
+                zip2_4s:    "zip2 {d}.4s, {n}.4s, {m}.4s"        (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x4e807800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Interleaves the low bytes: byte 2i of d is `n[i]`, byte 2i+1 is `m[i]` (i < 8).
+                zip1_16b:   "zip1 {d}.16b, {n}.16b, {m}.16b"     (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x4e003800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Interleaves the high bytes: byte 2i of d is `n[8 + i]`, byte 2i+1 is `m[8 + i]`.
+                zip2_16b:   "zip2 {d}.16b, {n}.16b, {m}.16b"     (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x4e007800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Even words of n and m paired: `d = (n.s[0], m.s[0], n.s[2], m.s[2])`.
+                trn1_4s:    "trn1 {d}.4s, {n}.4s, {m}.4s"        (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x4e802800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Odd words of n and m paired: `d = (n.s[1], m.s[1], n.s[3], m.s[3])`.
+                trn2_4s:    "trn2 {d}.4s, {n}.4s, {m}.4s"        (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x4e806800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// `d = (n.d[0], m.d[0])` (as `zip1_2d`).
+                trn1_2d:    "trn1 {d}.2d, {n}.2d, {m}.2d"        (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x4ec02800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// `d = (n.d[1], m.d[1])` (as `zip2_2d`).
+                trn2_2d:    "trn2 {d}.2d, {n}.2d, {m}.2d"        (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x4ec06800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
                 /// Logical shift right of each 64-bit lane (1..64).
                 ushr_2d:    "ushr {d}.2d, {n}.2d, #{s}"          (d: Vn, n: Vn, s: Shift) []
                     => enc(0x6f000400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 7, shr64)]);

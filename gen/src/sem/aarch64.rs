@@ -590,6 +590,8 @@ static SEMS: &[Sem] = sems! {
         let b = load(m, a, 4)?;
         set_vec(m, &o[0], std::array::from_fn(|i| b[i % 4]))
     };
+    ld4r_4s [W, R] Some(1), 0, 0, 16, false, |m, o| ld4r(m, o, false);
+    ld4r_4s_post [W, RW] Some(1), 0, 0, 16, false, |m, o| ld4r(m, o, true);
     eor_16b [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| bytes2(a, b, |x, y| x ^ y));
     and_16b [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| bytes2(a, b, |x, y| x & y));
     orr_16b [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| bytes2(a, b, |x, y| x | y));
@@ -634,12 +636,29 @@ static SEMS: &[Sem] = sems! {
         let keep = !((u32::MAX as u64) >> n) as u32;
         v2(m, o, |a| from_s(std::array::from_fn(|i| (s(&d, i) & keep) | ((s(a, i) as u64) >> n) as u32)))
     };
+    sli_4s [RW, R, O] NB, 0, 0, 0, false, |m, o| {
+        let (n, d) = (imm(&o[2]), vec(m, &o[0]));
+        let keep = ((1u64 << n) - 1) as u32;
+        v2(m, o, |a| from_s(std::array::from_fn(|i| (s(&d, i) & keep) | (s(a, i) << n))))
+    };
+    sli_2d [RW, R, O] NB, 0, 0, 0, false, |m, o| {
+        let (n, d) = (imm(&o[2]) as u32, vec(m, &o[0]));
+        let keep = (1u64 << n) - 1;
+        v2(m, o, |a| dwords2(a, &d, |x, y| (y & keep) | (x << n)))
+    };
     dup_4s [W, R, O] NB, 0, 0, 0, false, |m, o| {
         let i = imm(&o[2]) as usize;
         v2(m, o, |a| from_s([s(a, i); 4]))
     };
     zip1_2d [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| from_q(q(a, 0), q(b, 0)));
     zip2_2d [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| from_q(q(a, 1), q(b, 1)));
+    zip2_4s [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| from_s([s(a, 2), s(b, 2), s(a, 3), s(b, 3)]));
+    zip1_16b [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| std::array::from_fn(|i| [a, b][i % 2][i / 2]));
+    zip2_16b [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| std::array::from_fn(|i| [a, b][i % 2][8 + i / 2]));
+    trn1_4s [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| from_s([s(a, 0), s(b, 0), s(a, 2), s(b, 2)]));
+    trn2_4s [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| from_s([s(a, 1), s(b, 1), s(a, 3), s(b, 3)]));
+    trn1_2d [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| from_q(q(a, 0), q(b, 0)));
+    trn2_2d [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| from_q(q(a, 1), q(b, 1)));
     ushr_2d [W, R, O] NB, 0, 0, 0, false, |m, o| {
         let n = imm(&o[2]) as u32;
         v2(m, o, |a| dwords2(a, a, |x, _| x.checked_shr(n).unwrap_or(0)))
@@ -730,6 +749,17 @@ fn st1(m: &mut Machine<'_>, o: &[Operand], post: bool) -> Result<(), Fault> {
     let a = addr(m, &o[1], if post { 16 } else { 0 }, if post { Mode::Post } else { Mode::Off });
     let v = vec(m, &o[0]);
     m.mem.write(a, &v)
+}
+
+/// `ld4r {l.4s x4}, [n]`: word k of the 16 bytes at n into every lane of register k (post-index: `n += 16`).
+fn ld4r(m: &mut Machine<'_>, o: &[Operand], post: bool) -> Result<(), Fault> {
+    let a = addr(m, &o[1], if post { 16 } else { 0 }, if post { Mode::Post } else { Mode::Off });
+    let b = load(m, a, 16)?;
+    let first = vreg(&o[0]);
+    for k in 0..4 {
+        m.state.v[(first + k) % 32] = std::array::from_fn(|i| b[4 * k + i % 4]);
+    }
+    Ok(())
 }
 
 #[cfg(test)]
