@@ -420,6 +420,24 @@ macro_rules! aarch64_table {
                 /// Rotate right by `m mod 64` (RORV).
                 ror:        "ror {d}, {n}, {m}"                  (d: Xn, n: Xn, m: Xn) [] as ror
                     => enc(0x9ac02c00, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Conditional select: `d = n` if equal (Z set), else `m`.
+                csel_eq:    "csel {d}, {n}, {m}, eq"             (d: Xn, n: Xn, m: Xn) []
+                    => enc(0x9a800000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Conditional select: `d = n` if not equal (Z clear), else `m`.
+                csel_ne:    "csel {d}, {n}, {m}, ne"             (d: Xn, n: Xn, m: Xn) []
+                    => enc(0x9a801000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Conditional select: `d = n` if unsigned higher or same (C set), else `m`.
+                csel_hs:    "csel {d}, {n}, {m}, hs"             (d: Xn, n: Xn, m: Xn) []
+                    => enc(0x9a802000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Conditional select: `d = n` if unsigned lower (C clear), else `m`.
+                csel_lo:    "csel {d}, {n}, {m}, lo"             (d: Xn, n: Xn, m: Xn) []
+                    => enc(0x9a803000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Conditional select: `d = n` if unsigned higher (C set and Z clear), else `m`.
+                csel_hi:    "csel {d}, {n}, {m}, hi"             (d: Xn, n: Xn, m: Xn) []
+                    => enc(0x9a808000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Conditional select: `d = n` if unsigned lower or same (C clear or Z set), else `m`.
+                csel_ls:    "csel {d}, {n}, {m}, ls"             (d: Xn, n: Xn, m: Xn) []
+                    => enc(0x9a809000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
                 /// Byte reversal of a 64-bit register.
                 rev:        "rev {d}, {n}"                       (d: Xn, n: Xn) []
                     => enc(0xdac00c00, &[fld(0, 0, 5), fld(1, 5, 5)]);

@@ -155,6 +155,12 @@ fn arith(m: &mut Machine<'_>, o: &[Operand], kind: u8, flags: bool) -> Result<()
     }
 }
 
+/// `d = n` if `holds(flags)`, else `m`.
+fn csel(m: &mut Machine<'_>, o: &[Operand], holds: fn(u64) -> bool) -> Result<(), Fault> {
+    let v = if holds(m.state.flags) { gpr(m, &o[1]) } else { gpr(m, &o[2]) };
+    set_gpr(m, &o[0], v)
+}
+
 fn branch<'o>(m: &Machine<'_>, o: &'o [Operand], taken: fn(u64) -> bool) -> Flow<'o> {
     match o.last() {
         Some(Operand::Label(l)) if taken(m.state.flags) => Flow::Jump(l),
@@ -534,6 +540,12 @@ static SEMS: &[Sem] = sems! {
         let v = gpr(m, &o[1]).rotate_right((gpr(m, &o[2]) & 63) as u32);
         set_gpr(m, &o[0], v)
     };
+    csel_eq [W, R, R] NB, Z, 0, 0, false, |m, o| csel(m, o, |f| f & Z != 0);
+    csel_ne [W, R, R] NB, Z, 0, 0, false, |m, o| csel(m, o, |f| f & Z == 0);
+    csel_hs [W, R, R] NB, C, 0, 0, false, |m, o| csel(m, o, |f| f & C != 0);
+    csel_lo [W, R, R] NB, C, 0, 0, false, |m, o| csel(m, o, |f| f & C == 0);
+    csel_hi [W, R, R] NB, C | Z, 0, 0, false, |m, o| csel(m, o, |f| f & C != 0 && f & Z == 0);
+    csel_ls [W, R, R] NB, C | Z, 0, 0, false, |m, o| csel(m, o, |f| f & C == 0 || f & Z != 0);
     rev [W, R] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], gpr(m, &o[1]).swap_bytes());
     lsl [W, R, O] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], gpr(m, &o[1]) << imm(&o[2]));
     lsr [W, R, O] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], gpr(m, &o[1]) >> imm(&o[2]));
