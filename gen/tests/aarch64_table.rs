@@ -47,6 +47,7 @@ fn sample(kind: &str, pos: usize, set: usize, lane: &mut usize) -> Operand {
         "VListS" => Operand::List4(v, "s"),
         "Qn" => Operand::Q(v),
         "Dn" => Operand::D(v),
+        "Sn" => Operand::S(v),
         "Imm12" => pick([0, 4095, 1234]),
         "Imm8" => pick([0, 0xff, 0xa5]),
         "Imm4" => pick([0, 15, 8]),

@@ -31,7 +31,8 @@ fn cpu_has(f: &str) -> bool {
         "aes" => std::arch::is_aarch64_feature_detected!("aes"),
         "sha3" => std::arch::is_aarch64_feature_detected!("sha3"),
         "sm4" => std::arch::is_aarch64_feature_detected!("sm4"),
-        "sha2" => std::arch::is_aarch64_feature_detected!("sha2"),
+        // std's `sha2` is SHA1 and SHA2 together.
+        "sha1" | "sha2" => std::arch::is_aarch64_feature_detected!("sha2"),
         // std names FEAT_SHA512 together with FEAT_SHA3.
         "sha512" => std::arch::is_aarch64_feature_detected!("sha3"),
         _ => false,
@@ -132,6 +133,7 @@ fn operands(rng: &mut Rng, op: Op, base: u8) -> Option<(Vec<Operand>, u32)> {
             }
             "Qn" => Operand::Q(rng.below(32) as u8),
             "Dn" => Operand::D(rng.below(32) as u8),
+            "Sn" => Operand::S(rng.below(32) as u8),
             "Imm12" => imm(rng, 4096, 0),
             "Imm8" => imm(rng, 256, 0),
             "Imm4" => imm(rng, 16, 0),

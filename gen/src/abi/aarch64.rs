@@ -104,7 +104,7 @@ impl Conventions for Aarch64 {
         let names = |o: &Operand| match (o, reg) {
             (Operand::Sp, Reg::X(31)) => true,
             (Operand::X(n), Reg::X(r)) => *n == r,
-            (Operand::D(n) | Operand::Q(n) | Operand::V(n), Reg::V(r)) => *n == r,
+            (Operand::D(n) | Operand::Q(n) | Operand::V(n) | Operand::S(n), Reg::V(r)) => *n == r,
             _ => false,
         };
         if !operands.iter().any(names) {

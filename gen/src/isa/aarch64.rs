@@ -38,6 +38,9 @@ crate::define_features! {
         /// SHA-512 hash updates and message schedule: `sha512h`, `sha512h2`, `sha512su0`, `sha512su1`
         /// (FEAT_SHA512; Linux HWCAP `sha512`).
         Sha512 = "sha512",
+        /// SHA-1 hash updates and message schedule: `sha1c`, `sha1p`, `sha1m`, `sha1h`, `sha1su0`, `sha1su1`
+        /// (FEAT_SHA1; Linux HWCAP `sha1`).
+        Sha1 = "sha1",
     }
 }
 
@@ -136,6 +139,8 @@ pub enum Operand {
     Q(u8),
     /// `dN`: the low 64 bits of vN.
     D(u8),
+    /// `sN`: the low 32 bits of vN (a write zeroes the rest).
+    S(u8),
     /// An immediate, printed in decimal (the template adds `#` where the syntax has one).
     Imm(i64),
     /// A code or constant label.
@@ -176,6 +181,8 @@ kinds! {
     Qn { V => |v| v_checked(v, Operand::Q) }
     /// A vector register as `dN` (its low 64 bits: saving v8..v15).
     Dn { V => |v| v_checked(v, Operand::D) }
+    /// A vector register as `sN` (its low 32 bits: the SHA-1 `e` word).
+    Sn { V => |v| v_checked(v, Operand::S) }
     /// An unsigned immediate: 12 bits (`add`, `sub`, `cmp`), 16 bits (`movz`).
     Imm12 { i32 => |i| Operand::Imm(i as i64) }
     /// An 8-bit immediate (`movi` byte).
@@ -769,6 +776,25 @@ macro_rules! aarch64_table {
                 /// SHA-512 message schedule, second part: `d.d[i] += sigma1(n.d[i]) + m.d[i]`.
                 sha512su1:  "sha512su1 {d}.2d, {n}.2d, {m}.2d"   (d: Vn, n: Vn, m: Vn) [Sha512]
                     => enc(0xce608800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Four SHA-1 rounds with Ch: d holds (a, b, c, d), n the `e` word, m the four `W + K` words; d
+                /// becomes the new (a, b, c, d).
+                sha1c:      "sha1c {d}, {n}, {m}.4s"             (d: Qn, n: Sn, m: Vn) [Sha1]
+                    => enc(0x5e000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Four SHA-1 rounds with Parity (as `sha1c`).
+                sha1p:      "sha1p {d}, {n}, {m}.4s"             (d: Qn, n: Sn, m: Vn) [Sha1]
+                    => enc(0x5e001000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Four SHA-1 rounds with Maj (as `sha1c`).
+                sha1m:      "sha1m {d}, {n}, {m}.4s"             (d: Qn, n: Sn, m: Vn) [Sha1]
+                    => enc(0x5e002000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// SHA-1 fixed rotate: `d = n rotated left by 30` (the next `e`).
+                sha1h:      "sha1h {d}, {n}"                     (d: Sn, n: Sn) [Sha1]
+                    => enc(0x5e280800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// SHA-1 message schedule, first part: `d = (d.s[2], d.s[3], n.s[0], n.s[1]) ^ d ^ m`.
+                sha1su0:    "sha1su0 {d}.4s, {n}.4s, {m}.4s"     (d: Vn, n: Vn, m: Vn) [Sha1]
+                    => enc(0x5e003000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// SHA-1 message schedule, second part: the next four words from d (su0's) and n.
+                sha1su1:    "sha1su1 {d}.4s, {n}.4s"             (d: Vn, n: Vn) [Sha1]
+                    => enc(0x5e281800, &[fld(0, 0, 5), fld(1, 5, 5)]);
         }
     };
 }
@@ -783,7 +809,7 @@ aarch64_table!(define_isa);
 fn register_error(o: &Operand) -> String {
     match o {
         Operand::X(n) => format!("x{n} is not a general-purpose register: x0..=x30 (sp and xzr are SP and XZR)"),
-        Operand::V(n) | Operand::Q(n) | Operand::D(n) | Operand::List4(n, _) => {
+        Operand::V(n) | Operand::Q(n) | Operand::D(n) | Operand::S(n) | Operand::List4(n, _) => {
             format!("v{n} is not a vector register: v0..=v31")
         }
         _ => format!("{o:?} is not a register"),
@@ -815,7 +841,7 @@ impl InstructionSet for Aarch64 {
         match o {
             Operand::X(n) => out.push(Reg::X(*n)),
             Operand::Sp => out.push(Reg::X(31)),
-            Operand::V(n) | Operand::Q(n) | Operand::D(n) => out.push(Reg::V(*n)),
+            Operand::V(n) | Operand::Q(n) | Operand::D(n) | Operand::S(n) => out.push(Reg::V(*n)),
             Operand::List4(n, _) => out.extend((0..4).map(|k| Reg::V((n + k) % 32))),
             Operand::Xzr | Operand::Imm(_) | Operand::Label(_) => {}
         }
@@ -842,6 +868,7 @@ impl InstructionSet for Aarch64 {
             Operand::V(n) => format!("v{n}"),
             Operand::Q(n) => format!("q{n}"),
             Operand::D(n) => format!("d{n}"),
+            Operand::S(n) => format!("s{n}"),
             Operand::Imm(i) => i.to_string(),
             Operand::Label(l) => ctx.label(l),
             Operand::List4(n, arr) => (0..4).map(|k| format!("v{}.{arr}", (n + k) % 32)).collect::<Vec<_>>().join(", "),
@@ -849,7 +876,9 @@ impl InstructionSet for Aarch64 {
     }
     fn operand_value(o: &Operand) -> Option<i64> {
         match o {
-            Operand::X(n) | Operand::V(n) | Operand::Q(n) | Operand::D(n) | Operand::List4(n, _) => Some(*n as i64),
+            Operand::X(n) | Operand::V(n) | Operand::Q(n) | Operand::D(n) | Operand::S(n) | Operand::List4(n, _) => {
+                Some(*n as i64)
+            }
             Operand::Sp | Operand::Xzr => Some(31),
             Operand::Imm(i) => Some(*i),
             Operand::Label(_) => None,
@@ -862,7 +891,7 @@ impl InstructionSet for Aarch64 {
     fn check_operands(op: Op, operands: &[Operand]) -> Result<(), String> {
         let in_class = |o: &Operand| match *o {
             Operand::X(n) => n <= 30,
-            Operand::V(n) | Operand::Q(n) | Operand::D(n) | Operand::List4(n, _) => n <= 31,
+            Operand::V(n) | Operand::Q(n) | Operand::D(n) | Operand::S(n) | Operand::List4(n, _) => n <= 31,
             _ => true,
         };
         if let Some(o) = operands.iter().find(|o| !in_class(o)) {

@@ -90,7 +90,7 @@ fn set_gpr(m: &mut Machine<'_>, o: &Operand, v: u64) -> Result<(), Fault> {
 /// The vector register number of an operand.
 pub fn vreg(o: &Operand) -> usize {
     match o {
-        Operand::V(n) | Operand::Q(n) | Operand::D(n) | Operand::List4(n, _) => *n as usize,
+        Operand::V(n) | Operand::Q(n) | Operand::D(n) | Operand::S(n) | Operand::List4(n, _) => *n as usize,
         _ => unreachable!("not a vector operand: {o:?}"),
     }
 }
@@ -384,6 +384,29 @@ fn sm4_steps(x: &Vector, k: &Vector, key: bool) -> Vector {
         w = [w[1], w[2], w[3], w[0] ^ l];
     }
     from_s(w)
+}
+
+// --- SHA-1 (the Arm ARM's SHA1C/P/M, SHA1SU1) ------------------------------------------------------------------------
+
+/// Four SHA-1 rounds on `x` = (a, b, c, d) and the `e` word in `e`'s low 32 bits with the words `w` (`W + K`) and
+/// the round function `f` (Ch, Parity or Maj): the new (a, b, c, d).
+fn sha1_hash(x: &Vector, e: &Vector, w: &Vector, f: fn(u32, u32, u32) -> u32) -> Vector {
+    let (mut x, mut y): ([u32; 4], u32) = (std::array::from_fn(|i| s(x, i)), s(e, 0));
+    for k in 0..4 {
+        y = y.wrapping_add(x[0].rotate_left(5)).wrapping_add(f(x[1], x[2], x[3])).wrapping_add(s(w, k));
+        x[1] = x[1].rotate_left(30);
+        // (y:x) rotated left by one word.
+        (x, y) = ([y, x[0], x[1], x[2]], x[3]);
+    }
+    from_s(x)
+}
+
+/// `t = d ^ (n >> 32 bits)`, each word rotated left by 1, and the top word also XORed with `t.s[0]` rotated by 2.
+fn sha1_su1(d: &Vector, n: &Vector) -> Vector {
+    let t = [s(d, 0) ^ s(n, 1), s(d, 1) ^ s(n, 2), s(d, 2) ^ s(n, 3), s(d, 3)];
+    let mut r = t.map(|w| w.rotate_left(1));
+    r[3] ^= t[0].rotate_left(2);
+    from_s(r)
 }
 
 // --- SHA-256 and SHA-512 (the Arm ARM's SHA256hash, SHA256SU0/1, SHA512H/H2/SU0/SU1) ------------------------------
@@ -747,6 +770,24 @@ static SEMS: &[Sem] = sems! {
         let d = vec(m, &o[0]);
         v3(m, o, |n, k| sha512_su1(&d, n, k))
     };
+    sha1c [RW, R, R] NB, 0, 0, 0, false, |m, o| {
+        let d = vec(m, &o[0]);
+        v3(m, o, |e, w| sha1_hash(&d, e, w, |x, y, z| ((y ^ z) & x) ^ z))
+    };
+    sha1p [RW, R, R] NB, 0, 0, 0, false, |m, o| {
+        let d = vec(m, &o[0]);
+        v3(m, o, |e, w| sha1_hash(&d, e, w, |x, y, z| x ^ y ^ z))
+    };
+    sha1m [RW, R, R] NB, 0, 0, 0, false, |m, o| {
+        let d = vec(m, &o[0]);
+        v3(m, o, |e, w| sha1_hash(&d, e, w, |x, y, z| (x & y) | ((x | y) & z)))
+    };
+    sha1h [W, R] NB, 0, 0, 0, false, |m, o| v2(m, o, |n| from_s([s(n, 0).rotate_left(30), 0, 0, 0]));
+    sha1su0 [RW, R, R] NB, 0, 0, 0, false, |m, o| {
+        let d = vec(m, &o[0]);
+        v3(m, o, |n, k| from_s(std::array::from_fn(|i| [s(&d, 2), s(&d, 3), s(n, 0), s(n, 1)][i] ^ s(&d, i) ^ s(k, i))))
+    };
+    sha1su1 [RW, R] NB, 0, 0, 0, false, |m, o| { let d = vec(m, &o[0]); v2(m, o, |n| sha1_su1(&d, n)) };
 };
 
 /// `ld1 {t.16b}, [n]` (post-index: `n += 16`).
