@@ -39,6 +39,8 @@ fn sample(kind: &str, pos: usize, set: usize, lane: &mut usize) -> Operand {
         "Xn" if x == 31 => Operand::Xzr,
         "Xn" => Operand::X(x),
         "XnSp" if set == 2 => Operand::Sp,
+        "Wn" if x == 31 => Operand::Wzr,
+        "Wn" => Operand::W(x),
         "XnSp" => Operand::X(x),
         "Vn" => Operand::V(v),
         // Register lists: set 1 starts at v31 and wraps to v0..v2.
@@ -61,6 +63,7 @@ fn sample(kind: &str, pos: usize, set: usize, lane: &mut usize) -> Operand {
             Operand::Imm(l)
         }
         "UOff" => pick([0, 4080, 32752]),
+        "UOff1" => pick([0, 4095, 1234]),
         "SOff" => pick([16, -256, 240]),
         other => panic!("no sample operands for kind {other}"),
     }

@@ -122,6 +122,11 @@ fn operands(rng: &mut Rng, op: Op, base: u8) -> Option<(Vec<Operand>, u32)> {
             "XnSp" if mem_base == Some(i) => Operand::X(base),
             "Xn" if rng.below(16) == 0 => Operand::Xzr,
             "Xn" | "XnSp" => x(rng, &mut used),
+            "Wn" if rng.below(16) == 0 => Operand::Wzr,
+            "Wn" => match x(rng, &mut used) {
+                Operand::X(n) => Operand::W(n),
+                _ => unreachable!(),
+            },
             "Vn" | "VList16b" | "VList4s" | "VListS" => {
                 let n = rng.below(32) as u8;
                 match *k {
@@ -141,7 +146,7 @@ fn operands(rng: &mut Rng, op: Op, base: u8) -> Option<(Vec<Operand>, u32)> {
             "Shift32" => imm(rng, 33, 0),
             "Lane" => imm(rng, 2, 0),
             "LaneS" => imm(rng, 4, 0),
-            "UOff" => imm(rng, 65, 0),
+            "UOff" | "UOff1" => imm(rng, 65, 0),
             "SOff" => imm(rng, 129, -64),
             k => panic!("no generator for kind {k}"),
         });

@@ -133,6 +133,10 @@ pub enum Operand {
     Sp,
     /// `xzr`.
     Xzr,
+    /// `wN`: the low 32 bits of xN, w0..w30 (a write zeroes the upper half).
+    W(u8),
+    /// `wzr`.
+    Wzr,
     /// `vN` (the template adds the arrangement).
     V(u8),
     /// `qN`: all 128 bits of vN.
@@ -175,6 +179,9 @@ kinds! {
     Xn { X => |x| x_checked(x), Xzr => |_z| Operand::Xzr }
     /// A general-purpose register where number 31 is `sp` (address bases, `add`/`sub` immediate).
     XnSp { X => |x| x_checked(x), Sp => |_s| Operand::Sp }
+    /// A general-purpose register as its 32-bit view `wN` (byte loads and stores), from the `X` or `XZR` the
+    /// kernel names: `wzr` for `XZR`.
+    Wn { X => |x| Operand::W(x.0), Xzr => |_z| Operand::Wzr }
     /// A vector register `vN`; the entry's template gives the arrangement.
     Vn { V => |v| v_checked(v, Operand::V) }
     /// A vector register as `qN` (128-bit loads and stores).
@@ -195,6 +202,8 @@ kinds! {
     Lane { i32 => |i| Operand::Imm(i as i64) }
     /// A non-negative byte offset, a multiple of the access size (`[xN, #off]`).
     UOff { i32 => |i| Operand::Imm(i as i64) }
+    /// A byte offset 0..=4095 of a byte access (`ldrb`/`strb` `[xN, #off]`).
+    UOff1 { i32 => |i| Operand::Imm(i as i64) }
     /// A signed byte offset or post-/pre-index increment (a multiple of the access size for pairs).
     SOff { i32 => |i| Operand::Imm(i as i64) }
     /// Four consecutive registers as `.16b` (multi-register `ld1`/`st1`, `tbl`/`tbx` tables).
@@ -509,6 +518,12 @@ macro_rules! aarch64_table {
                     => enc(0xa9800000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<8, 7>)]);
                 ldp_x_post: "ldp {a}, {b}, [{n}], #{off}"        (a: Xn, b: Xn, n: XnSp, off: SOff) [] as ldp_post
                     => enc(0xa8c00000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<8, 7>)]);
+                /// Load a byte, zero-extended: `t = [n + off]` (the whole x register).
+                ldrb:       "ldrb {t}, [{n}, #{off}]"            (t: Wn, n: XnSp, off: UOff1) []
+                    => enc(0x39400000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 12, uscaled::<1>)]);
+                /// Store the low byte of t: `[n + off] = t`.
+                strb:       "strb {t}, [{n}, #{off}]"            (t: Wn, n: XnSp, off: UOff1) []
+                    => enc(0x39000000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 12, uscaled::<1>)]);
 
                 // --- vector loads and stores --------------------------------------------------------------------------------
                 ldr_d:      "ldr {t}, [{n}, #{off}]"             (t: Dn, n: XnSp, off: UOff) []
@@ -808,7 +823,9 @@ aarch64_table!(define_isa);
 #[inline(never)]
 fn register_error(o: &Operand) -> String {
     match o {
-        Operand::X(n) => format!("x{n} is not a general-purpose register: x0..=x30 (sp and xzr are SP and XZR)"),
+        Operand::X(n) | Operand::W(n) => {
+            format!("x{n} is not a general-purpose register: x0..=x30 (sp and xzr are SP and XZR)")
+        }
         Operand::V(n) | Operand::Q(n) | Operand::D(n) | Operand::S(n) | Operand::List4(n, _) => {
             format!("v{n} is not a vector register: v0..=v31")
         }
@@ -841,9 +858,10 @@ impl InstructionSet for Aarch64 {
         match o {
             Operand::X(n) => out.push(Reg::X(*n)),
             Operand::Sp => out.push(Reg::X(31)),
+            Operand::W(n) => out.push(Reg::X(*n)),
             Operand::V(n) | Operand::Q(n) | Operand::D(n) | Operand::S(n) => out.push(Reg::V(*n)),
             Operand::List4(n, _) => out.extend((0..4).map(|k| Reg::V((n + k) % 32))),
-            Operand::Xzr | Operand::Imm(_) | Operand::Label(_) => {}
+            Operand::Xzr | Operand::Wzr | Operand::Imm(_) | Operand::Label(_) => {}
         }
     }
     fn label(o: &Operand) -> Option<&Label> {
@@ -865,6 +883,8 @@ impl InstructionSet for Aarch64 {
             }
             Operand::Sp => "sp".into(),
             Operand::Xzr => "xzr".into(),
+            Operand::Wzr => "wzr".into(),
+            Operand::W(n) => format!("w{n}"),
             Operand::V(n) => format!("v{n}"),
             Operand::Q(n) => format!("q{n}"),
             Operand::D(n) => format!("d{n}"),
@@ -876,10 +896,14 @@ impl InstructionSet for Aarch64 {
     }
     fn operand_value(o: &Operand) -> Option<i64> {
         match o {
-            Operand::X(n) | Operand::V(n) | Operand::Q(n) | Operand::D(n) | Operand::S(n) | Operand::List4(n, _) => {
-                Some(*n as i64)
-            }
-            Operand::Sp | Operand::Xzr => Some(31),
+            Operand::X(n)
+            | Operand::W(n)
+            | Operand::V(n)
+            | Operand::Q(n)
+            | Operand::D(n)
+            | Operand::S(n)
+            | Operand::List4(n, _) => Some(*n as i64),
+            Operand::Sp | Operand::Xzr | Operand::Wzr => Some(31),
             Operand::Imm(i) => Some(*i),
             Operand::Label(_) => None,
         }
@@ -891,6 +915,7 @@ impl InstructionSet for Aarch64 {
     fn check_operands(op: Op, operands: &[Operand]) -> Result<(), String> {
         let in_class = |o: &Operand| match *o {
             Operand::X(n) => n <= 30,
+            Operand::W(n) => n <= 30,
             Operand::V(n) | Operand::Q(n) | Operand::D(n) | Operand::S(n) | Operand::List4(n, _) => n <= 31,
             _ => true,
         };

@@ -71,7 +71,8 @@ pub fn gpr(m: &Machine<'_>, o: &Operand) -> u64 {
     match o {
         Operand::X(n) => m.state.x[*n as usize],
         Operand::Sp => m.state.x[31],
-        Operand::Xzr => 0,
+        Operand::Xzr | Operand::Wzr => 0,
+        Operand::W(n) => m.state.x[*n as usize] & 0xffff_ffff,
         Operand::Imm(i) => *i as u64,
         _ => unreachable!("not a general-purpose operand: {o:?}"),
     }
@@ -81,7 +82,8 @@ fn set_gpr(m: &mut Machine<'_>, o: &Operand, v: u64) -> Result<(), Fault> {
     match o {
         Operand::X(n) => m.state.x[*n as usize] = v,
         Operand::Sp => m.state.x[31] = v,
-        Operand::Xzr => {}
+        Operand::Xzr | Operand::Wzr => {}
+        Operand::W(n) => m.state.x[*n as usize] = v & 0xffff_ffff,
         _ => unreachable!("not a general-purpose destination: {o:?}"),
     }
     Ok(())
@@ -595,6 +597,16 @@ static SEMS: &[Sem] = sems! {
     ldp_x [W, W, R, O] Some(2), 0, 0, 16, false, |m, o| ldst(m, o, 8, false, Mode::Off);
     stp_x_pre [R, R, RW, O] Some(2), 0, 0, 16, false, |m, o| ldst(m, o, 8, true, Mode::Pre);
     ldp_x_post [W, W, RW, O] Some(2), 0, 0, 16, false, |m, o| ldst(m, o, 8, false, Mode::Post);
+    ldrb [W, R, O] Some(1), 0, 0, 1, false, |m, o| {
+        let a = addr(m, &o[1], imm(&o[2]), Mode::Off);
+        let b = load(m, a, 1)?;
+        set_gpr(m, &o[0], b[0] as u64)
+    };
+    strb [R, R, O] Some(1), 0, 0, 1, false, |m, o| {
+        let a = addr(m, &o[1], imm(&o[2]), Mode::Off);
+        let b = gpr(m, &o[0]) as u8;
+        m.mem.write(a, &[b])
+    };
     ldr_d [W, R, O] Some(1), 0, 0, 8, false, |m, o| ldst(m, o, 8, false, Mode::Off);
     str_d [R, R, O] Some(1), 0, 0, 8, false, |m, o| ldst(m, o, 8, true, Mode::Off);
     str_d_pre [R, RW, O] Some(1), 0, 0, 8, false, |m, o| ldst(m, o, 8, true, Mode::Pre);
