@@ -703,6 +703,24 @@ macro_rules! aarch64_table {
                 /// `d = (n.d[1], m.d[1])` (as `zip2_2d`).
                 trn2_2d:    "trn2 {d}.2d, {n}.2d, {m}.2d"        (d: Vn, n: Vn, m: Vn) []
                     => enc(0x4ec06800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Even bytes n and m paired: byte 2i of d is `n[2i]`, byte 2i+1 is `m[2i]`.
+                trn1_16b:   "trn1 {d}.16b, {n}.16b, {m}.16b"     (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x4e002800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Odd bytes of n and m paired: byte 2i of d is `n[2i+1]`, byte 2i+1 is `m[2i+1]`.
+                trn2_16b:   "trn2 {d}.16b, {n}.16b, {m}.16b"     (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x4e006800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// `d = (n.d[0], m.d[0])` (as `zip1_2d`).
+                uzp1_2d:    "uzp1 {d}.2d, {n}.2d, {m}.2d"        (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x4ec01800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// `d = (n.d[1], m.d[1])` (as `zip2_2d`).
+                uzp2_2d:    "uzp2 {d}.2d, {n}.2d, {m}.2d"        (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x4ec05800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Even-numbered bytes of the 32-byte n:m (n the low half): byte i of d is byte 2i of n:m.
+                uzp1_16b:   "uzp1 {d}.16b, {n}.16b, {m}.16b"     (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x4e001800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Odd-numbered bytes of n:m: byte i of d is byte 2i+1 of n:m.
+                uzp2_16b:   "uzp2 {d}.16b, {n}.16b, {m}.16b"     (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x4e005800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
                 /// Logical shift right of each 64-bit lane (1..64).
                 ushr_2d:    "ushr {d}.2d, {n}.2d, #{s}"          (d: Vn, n: Vn, s: Shift) []
                     => enc(0x6f000400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 7, shr64)]);

@@ -706,6 +706,14 @@ static SEMS: &[Sem] = sems! {
     trn2_4s [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| from_s([s(a, 1), s(b, 1), s(a, 3), s(b, 3)]));
     trn1_2d [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| from_q(q(a, 0), q(b, 0)));
     trn2_2d [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| from_q(q(a, 1), q(b, 1)));
+    trn1_16b [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| std::array::from_fn(|i| [a, b][i % 2][i & !1]));
+    trn2_16b [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| std::array::from_fn(|i| [a, b][i % 2][i | 1]));
+    uzp1_2d [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| from_q(q(a, 0), q(b, 0)));
+    uzp2_2d [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| from_q(q(a, 1), q(b, 1)));
+    uzp1_16b [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| std::array::from_fn(|i| [a, b][i / 8][(2 * i) % 16]));
+    uzp2_16b [W, R, R] NB, 0, 0, 0, false, |m, o| {
+        v3(m, o, |a, b| std::array::from_fn(|i| [a, b][i / 8][(2 * i + 1) % 16]))
+    };
     ushr_2d [W, R, O] NB, 0, 0, 0, false, |m, o| {
         let n = imm(&o[2]) as u32;
         v2(m, o, |a| dwords2(a, a, |x, _| x.checked_shr(n).unwrap_or(0)))
