@@ -856,4 +856,94 @@ mod tests {
         let x: Vector = std::array::from_fn(|i| (i * 37 + 5) as u8);
         assert_eq!(aes_mix(&aes_mix(&x, false), true), x);
     }
+
+    /// No memory: the entries run here access none.
+    struct NoMemory;
+    impl Memory for NoMemory {
+        fn read(&mut self, addr: u64, out: &mut [u8]) -> Result<(), Fault> {
+            Err(Fault { addr, len: out.len(), what: "no memory" })
+        }
+        fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), Fault> {
+            Err(Fault { addr, len: data.len(), what: "no memory" })
+        }
+    }
+
+    /// SHA-256("abc") (FIPS 180-4's example) through the entries, as the Arm ARM's sequence uses them: per four
+    /// rounds `sha256h`/`sha256h2` on `W + K` (v2), the state in q0 (a, b, c, d) and q1 (e, f, g, h), the schedule
+    /// (v4..v7) by `sha256su0` then `sha256su1`.
+    #[test]
+    fn sha256_of_abc() {
+        use Operand::{Q, V as Vr};
+        let primes: Vec<u32> = (2u32..).filter(|n| (2..*n).all(|d| n % d != 0)).take(64).collect();
+        let frac = |x: f64| (x.fract() * 4294967296.0) as u32;
+        let k: Vec<u32> = primes.iter().map(|&p| frac((p as f64).cbrt())).collect();
+        let h: Vec<u32> = primes[..8].iter().map(|&p| frac((p as f64).sqrt())).collect();
+        let mut block = [0u8; 64];
+        block[..4].copy_from_slice(b"abc\x80");
+        block[63] = 24;
+        let mut mem = NoMemory;
+        let mut m = Machine { state: State::default(), mem: &mut mem };
+        for j in 0..4 {
+            m.state.v[4 + j] =
+                from_s(std::array::from_fn(|i| u32::from_be_bytes(block[16 * j + 4 * i..][..4].try_into().unwrap())));
+        }
+        m.state.v[0] = from_s([h[0], h[1], h[2], h[3]]);
+        m.state.v[1] = from_s([h[4], h[5], h[6], h[7]]);
+        fn exec(m: &mut Machine<'_>, op: Op, o: &[Operand]) {
+            (sem(op).exec)(m, o).unwrap();
+        }
+        for i in 0..16 {
+            let w = |ahead: usize| 4 + ((i + ahead) % 4) as u8;
+            m.state.v[8] = from_s(std::array::from_fn(|j| k[4 * i + j]));
+            exec(&mut m, Op::add_4s, &[Vr(2), Vr(w(0)), Vr(8)]);
+            exec(&mut m, Op::mov_16b, &[Vr(3), Vr(0)]);
+            exec(&mut m, Op::sha256h, &[Q(0), Q(1), Vr(2)]);
+            exec(&mut m, Op::sha256h2, &[Q(1), Q(3), Vr(2)]);
+            exec(&mut m, Op::sha256su0, &[Vr(w(0)), Vr(w(1))]);
+            exec(&mut m, Op::sha256su1, &[Vr(w(0)), Vr(w(2)), Vr(w(3))]);
+        }
+        let digest: Vec<u32> = (0..8).map(|i| s(&m.state.v[i / 4], i % 4).wrapping_add(h[i])).collect();
+        let want = [0xba7816bf, 0x8f01cfea, 0x414140de, 0x5dae2223, 0xb00361a3, 0x96177a9c, 0xb410ff61, 0xf20015ad];
+        assert_eq!(digest, want);
+    }
+
+    /// SHA-1("abc") (FIPS 180-4's example) through the entries: per four rounds the next `e` by `sha1h` (s2) from
+    /// a before `sha1c`/`sha1p`/`sha1m` on q0 (a, b, c, d) and s1 (e) with `W + K` (v2), the schedule (v4..v7) by
+    /// `sha1su0` then `sha1su1`.
+    #[test]
+    fn sha1_of_abc() {
+        use Operand::{Q, S as Sr, V as Vr};
+        const K: [u32; 4] = [0x5a827999, 0x6ed9eba1, 0x8f1bbcdc, 0xca62c1d6];
+        const H: [u32; 5] = [0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0];
+        let mut block = [0u8; 64];
+        block[..4].copy_from_slice(b"abc\x80");
+        block[63] = 24;
+        let mut mem = NoMemory;
+        let mut m = Machine { state: State::default(), mem: &mut mem };
+        for j in 0..4 {
+            m.state.v[4 + j] =
+                from_s(std::array::from_fn(|i| u32::from_be_bytes(block[16 * j + 4 * i..][..4].try_into().unwrap())));
+        }
+        m.state.v[0] = from_s([H[0], H[1], H[2], H[3]]);
+        m.state.v[1] = from_s([H[4], 0, 0, 0]);
+        fn exec(m: &mut Machine<'_>, op: Op, o: &[Operand]) {
+            (sem(op).exec)(m, o).unwrap();
+        }
+        for i in 0..20 {
+            let w = |ahead: usize| 4 + ((i + ahead) % 4) as u8;
+            m.state.v[8] = from_s([K[i / 5]; 4]);
+            exec(&mut m, Op::add_4s, &[Vr(2), Vr(w(0)), Vr(8)]);
+            exec(&mut m, Op::sha1h, &[Sr(3), Sr(0)]);
+            let round = [Op::sha1c, Op::sha1p, Op::sha1m, Op::sha1p][i / 5];
+            exec(&mut m, round, &[Q(0), Sr(1), Vr(2)]);
+            exec(&mut m, Op::mov_16b, &[Vr(1), Vr(3)]);
+            if i < 16 {
+                exec(&mut m, Op::sha1su0, &[Vr(w(0)), Vr(w(1)), Vr(w(2))]);
+                exec(&mut m, Op::sha1su1, &[Vr(w(0)), Vr(w(3))]);
+            }
+        }
+        let digest: Vec<u32> =
+            (0..5).map(|i| if i < 4 { s(&m.state.v[0], i) } else { s(&m.state.v[1], 0) }.wrapping_add(H[i])).collect();
+        assert_eq!(digest, [0xa9993e36, 0x4706816a, 0xba3e2571, 0x7850c26c, 0x9cd0d89d]);
+    }
 }
