@@ -454,6 +454,18 @@ macro_rules! aarch64_table {
                 /// Conditional select: `d = n` if unsigned lower or same (C clear or Z set), else `m`.
                 csel_ls:    "csel {d}, {n}, {m}, ls"             (d: Xn, n: Xn, m: Xn) []
                     => enc(0x9a809000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Conditional select: `d = n` if signed greater or equal (N equals V), else `m`.
+                csel_ge:    "csel {d}, {n}, {m}, ge"             (d: Xn, n: Xn, m: Xn) []
+                    => enc(0x9a80a000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Conditional select: `d = n` if signed less than (N differs from V), else `m`.
+                csel_lt:    "csel {d}, {n}, {m}, lt"             (d: Xn, n: Xn, m: Xn) []
+                    => enc(0x9a80b000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Conditional select: `d = n` if signed greater than (Z clear and N equals V), else `m`.
+                csel_gt:    "csel {d}, {n}, {m}, gt"             (d: Xn, n: Xn, m: Xn) []
+                    => enc(0x9a80c000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Conditional select: `d = n` if signed less or equal (Z set or N differs from V), else `m`.
+                csel_le:    "csel {d}, {n}, {m}, le"             (d: Xn, n: Xn, m: Xn) []
+                    => enc(0x9a80d000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
                 /// Byte reversal of a 64-bit register.
                 rev:        "rev {d}, {n}"                       (d: Xn, n: Xn) []
                     => enc(0xdac00c00, &[fld(0, 0, 5), fld(1, 5, 5)]);

@@ -571,6 +571,10 @@ static SEMS: &[Sem] = sems! {
     csel_lo [W, R, R] NB, C, 0, 0, false, |m, o| csel(m, o, |f| f & C == 0);
     csel_hi [W, R, R] NB, C | Z, 0, 0, false, |m, o| csel(m, o, |f| f & C != 0 && f & Z == 0);
     csel_ls [W, R, R] NB, C | Z, 0, 0, false, |m, o| csel(m, o, |f| f & C == 0 || f & Z != 0);
+    csel_ge [W, R, R] NB, N | V, 0, 0, false, |m, o| csel(m, o, |f| (f & N != 0) == (f & V != 0));
+    csel_lt [W, R, R] NB, N | V, 0, 0, false, |m, o| csel(m, o, |f| (f & N != 0) != (f & V != 0));
+    csel_gt [W, R, R] NB, N | Z | V, 0, 0, false, |m, o| csel(m, o, |f| f & Z == 0 && (f & N != 0) == (f & V != 0));
+    csel_le [W, R, R] NB, N | Z | V, 0, 0, false, |m, o| csel(m, o, |f| f & Z != 0 || (f & N != 0) != (f & V != 0));
     rev [W, R] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], gpr(m, &o[1]).swap_bytes());
     lsl [W, R, O] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], gpr(m, &o[1]) << imm(&o[2]));
     lsr [W, R, O] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], gpr(m, &o[1]) >> imm(&o[2]));
