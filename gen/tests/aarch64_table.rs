@@ -39,6 +39,8 @@ fn sample(kind: &str, pos: usize, set: usize, lane: &mut usize) -> Operand {
         "Xn" if x == 31 => Operand::Xzr,
         "Xn" => Operand::X(x),
         "XnSp" if set == 2 => Operand::Sp,
+        "Wn" if x == 31 => Operand::Wzr,
+        "Wn" => Operand::W(x),
         "XnSp" => Operand::X(x),
         "Vn" => Operand::V(v),
         // Register lists: set 1 starts at v31 and wraps to v0..v2.
@@ -47,6 +49,7 @@ fn sample(kind: &str, pos: usize, set: usize, lane: &mut usize) -> Operand {
         "VListS" => Operand::List4(v, "s"),
         "Qn" => Operand::Q(v),
         "Dn" => Operand::D(v),
+        "Sn" => Operand::S(v),
         "Imm12" => pick([0, 4095, 1234]),
         "Imm8" => pick([0, 0xff, 0xa5]),
         "Imm4" => pick([0, 15, 8]),
@@ -60,6 +63,7 @@ fn sample(kind: &str, pos: usize, set: usize, lane: &mut usize) -> Operand {
             Operand::Imm(l)
         }
         "UOff" => pick([0, 4080, 32752]),
+        "UOff1" => pick([0, 4095, 1234]),
         "SOff" => pick([16, -256, 240]),
         other => panic!("no sample operands for kind {other}"),
     }
@@ -185,8 +189,9 @@ fn every_encoding_matches_llvm_mc() {
         src.push('\n');
     }
     std::fs::write(&s, src).unwrap();
-    let out =
-        run(Command::new(LLVM_MC).args(["-triple=aarch64", "-mattr=+v8.2a,+aes,+sm4,+sha3", "-show-encoding"]).arg(&s));
+    let out = run(Command::new(LLVM_MC)
+        .args(["-triple=aarch64", "-mattr=+v8.2a,+aes,+sha2,+sm4,+sha3", "-show-encoding"])
+        .arg(&s));
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("error"), "{LLVM_MC} reported errors:\n{stderr}");

@@ -528,7 +528,7 @@ fn fixed_width_registers_fit_their_fields() {
     for info in aarch64::OPS {
         let enc = info.encoding.expect("every aarch64 entry is encoded");
         for (i, k) in info.kinds.iter().enumerate() {
-            if matches!(*k, "Xn" | "XnSp" | "Vn" | "Qn" | "Dn" | "VList16b" | "VList4s" | "VListS") {
+            if matches!(*k, "Xn" | "XnSp" | "Wn" | "Vn" | "Qn" | "Dn" | "Sn" | "VList16b" | "VList4s" | "VListS") {
                 check("aarch64", info.name, &enc, i, info.kinds.len(), &regs);
             }
         }

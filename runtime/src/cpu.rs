@@ -88,6 +88,11 @@ pub(crate) fn detect(feature: &str) -> Option<bool> {
         "aes" => Some(d!("aes")),
         "sha3" => Some(d!("sha3")),
         "sm4" => Some(d!("sm4")),
+        // std's `sha2` is HWCAP SHA1 and SHA2 together (std has no name for SHA1 alone).
+        "sha1" | "sha2" => Some(d!("sha2")),
+        // std has no name for HWCAP SHA512 alone: its `sha3` is SHA3 and SHA512 together (both come with the
+        // v8.2 crypto extension), so a CPU with SHA512 but not SHA3 is taken to lack it.
+        "sha512" => Some(d!("sha3")),
         _ => None,
     }
 }

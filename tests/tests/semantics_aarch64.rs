@@ -31,6 +31,10 @@ fn cpu_has(f: &str) -> bool {
         "aes" => std::arch::is_aarch64_feature_detected!("aes"),
         "sha3" => std::arch::is_aarch64_feature_detected!("sha3"),
         "sm4" => std::arch::is_aarch64_feature_detected!("sm4"),
+        // std's `sha2` is SHA1 and SHA2 together.
+        "sha1" | "sha2" => std::arch::is_aarch64_feature_detected!("sha2"),
+        // std names FEAT_SHA512 together with FEAT_SHA3.
+        "sha512" => std::arch::is_aarch64_feature_detected!("sha3"),
         _ => false,
     }
 }
@@ -118,6 +122,11 @@ fn operands(rng: &mut Rng, op: Op, base: u8) -> Option<(Vec<Operand>, u32)> {
             "XnSp" if mem_base == Some(i) => Operand::X(base),
             "Xn" if rng.below(16) == 0 => Operand::Xzr,
             "Xn" | "XnSp" => x(rng, &mut used),
+            "Wn" if rng.below(16) == 0 => Operand::Wzr,
+            "Wn" => match x(rng, &mut used) {
+                Operand::X(n) => Operand::W(n),
+                _ => unreachable!(),
+            },
             "Vn" | "VList16b" | "VList4s" | "VListS" => {
                 let n = rng.below(32) as u8;
                 match *k {
@@ -129,6 +138,7 @@ fn operands(rng: &mut Rng, op: Op, base: u8) -> Option<(Vec<Operand>, u32)> {
             }
             "Qn" => Operand::Q(rng.below(32) as u8),
             "Dn" => Operand::D(rng.below(32) as u8),
+            "Sn" => Operand::S(rng.below(32) as u8),
             "Imm12" => imm(rng, 4096, 0),
             "Imm8" => imm(rng, 256, 0),
             "Imm4" => imm(rng, 16, 0),
@@ -136,7 +146,7 @@ fn operands(rng: &mut Rng, op: Op, base: u8) -> Option<(Vec<Operand>, u32)> {
             "Shift32" => imm(rng, 33, 0),
             "Lane" => imm(rng, 2, 0),
             "LaneS" => imm(rng, 4, 0),
-            "UOff" => imm(rng, 65, 0),
+            "UOff" | "UOff1" => imm(rng, 65, 0),
             "SOff" => imm(rng, 129, -64),
             k => panic!("no generator for kind {k}"),
         });

@@ -103,8 +103,8 @@ impl Conventions for Aarch64 {
     fn writes(op: Op, operands: &[Operand], reg: Reg) -> bool {
         let names = |o: &Operand| match (o, reg) {
             (Operand::Sp, Reg::X(31)) => true,
-            (Operand::X(n), Reg::X(r)) => *n == r,
-            (Operand::D(n) | Operand::Q(n) | Operand::V(n), Reg::V(r)) => *n == r,
+            (Operand::X(n) | Operand::W(n), Reg::X(r)) => *n == r,
+            (Operand::D(n) | Operand::Q(n) | Operand::V(n) | Operand::S(n), Reg::V(r)) => *n == r,
             _ => false,
         };
         if !operands.iter().any(names) {

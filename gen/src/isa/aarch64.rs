@@ -32,6 +32,15 @@ crate::define_features! {
         Sha3 = "sha3",
         /// SM4 rounds and key expansion: `sm4e`, `sm4ekey` (FEAT_SM4).
         Sm4 = "sm4",
+        /// SHA-256 hash updates and message schedule: `sha256h`, `sha256h2`, `sha256su0`, `sha256su1` (FEAT_SHA256;
+        /// Linux HWCAP `sha2`).
+        Sha2 = "sha2",
+        /// SHA-512 hash updates and message schedule: `sha512h`, `sha512h2`, `sha512su0`, `sha512su1`
+        /// (FEAT_SHA512; Linux HWCAP `sha512`).
+        Sha512 = "sha512",
+        /// SHA-1 hash updates and message schedule: `sha1c`, `sha1p`, `sha1m`, `sha1h`, `sha1su0`, `sha1su1`
+        /// (FEAT_SHA1; Linux HWCAP `sha1`).
+        Sha1 = "sha1",
     }
 }
 
@@ -124,12 +133,18 @@ pub enum Operand {
     Sp,
     /// `xzr`.
     Xzr,
+    /// `wN`: the low 32 bits of xN, w0..w30 (a write zeroes the upper half).
+    W(u8),
+    /// `wzr`.
+    Wzr,
     /// `vN` (the template adds the arrangement).
     V(u8),
     /// `qN`: all 128 bits of vN.
     Q(u8),
     /// `dN`: the low 64 bits of vN.
     D(u8),
+    /// `sN`: the low 32 bits of vN (a write zeroes the rest).
+    S(u8),
     /// An immediate, printed in decimal (the template adds `#` where the syntax has one).
     Imm(i64),
     /// A code or constant label.
@@ -164,12 +179,17 @@ kinds! {
     Xn { X => |x| x_checked(x), Xzr => |_z| Operand::Xzr }
     /// A general-purpose register where number 31 is `sp` (address bases, `add`/`sub` immediate).
     XnSp { X => |x| x_checked(x), Sp => |_s| Operand::Sp }
+    /// A general-purpose register as its 32-bit view `wN` (byte loads and stores), from the `X` or `XZR` the
+    /// kernel names: `wzr` for `XZR`.
+    Wn { X => |x| Operand::W(x.0), Xzr => |_z| Operand::Wzr }
     /// A vector register `vN`; the entry's template gives the arrangement.
     Vn { V => |v| v_checked(v, Operand::V) }
     /// A vector register as `qN` (128-bit loads and stores).
     Qn { V => |v| v_checked(v, Operand::Q) }
     /// A vector register as `dN` (its low 64 bits: saving v8..v15).
     Dn { V => |v| v_checked(v, Operand::D) }
+    /// A vector register as `sN` (its low 32 bits: the SHA-1 `e` word).
+    Sn { V => |v| v_checked(v, Operand::S) }
     /// An unsigned immediate: 12 bits (`add`, `sub`, `cmp`), 16 bits (`movz`).
     Imm12 { i32 => |i| Operand::Imm(i as i64) }
     /// An 8-bit immediate (`movi` byte).
@@ -182,6 +202,8 @@ kinds! {
     Lane { i32 => |i| Operand::Imm(i as i64) }
     /// A non-negative byte offset, a multiple of the access size (`[xN, #off]`).
     UOff { i32 => |i| Operand::Imm(i as i64) }
+    /// A byte offset 0..=4095 of a byte access (`ldrb`/`strb` `[xN, #off]`).
+    UOff1 { i32 => |i| Operand::Imm(i as i64) }
     /// A signed byte offset or post-/pre-index increment (a multiple of the access size for pairs).
     SOff { i32 => |i| Operand::Imm(i as i64) }
     /// Four consecutive registers as `.16b` (multi-register `ld1`/`st1`, `tbl`/`tbx` tables).
@@ -327,8 +349,10 @@ macro_rules! aarch64_table {
                     subs(d, n, m);
                     /// `cmp`: register (`cmp`) or 12-bit immediate (`cmp_imm`).
                     cmp(n, m);
-                    /// `adds`: 12-bit immediate (`adds_imm`).
-                    adds(d, n, imm);
+                    /// `adds`: register (`adds`) or 12-bit immediate (`adds_imm`).
+                    adds(d, n, m);
+                    /// `ror`: by an immediate (`ror_imm`, EXTR with both sources n) or by a register (`ror`, RORV).
+                    ror(d, n, s);
                     /// `ldr`: X register (`ldr_x`) or Q register, from a `V` (`ldr_q`); the D form stays `ldr_d` (a `V` does
                     /// not say its width).
                     ldr(t, n, off);
@@ -385,6 +409,63 @@ macro_rules! aarch64_table {
                 /// Add with carry: `d = n + m + C`.
                 adc:        "adc {d}, {n}, {m}"                  (d: Xn, n: Xn, m: Xn) []
                     => enc(0x9a000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Add and set flags (C is the carry out).
+                adds:       "adds {d}, {n}, {m}"                 (d: Xn, n: Xn, m: Xn) [] as adds
+                    => enc(0xab000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Add with carry and set flags: `d = n + m + C`, C the carry out.
+                adcs:       "adcs {d}, {n}, {m}"                 (d: Xn, n: Xn, m: Xn) []
+                    => enc(0xba000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Subtract with borrow: `d = n - m - !C` (`n + !m + C`).
+                sbc:        "sbc {d}, {n}, {m}"                  (d: Xn, n: Xn, m: Xn) []
+                    => enc(0xda000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Subtract with borrow and set flags: `d = n + !m + C`, C clear on a borrow.
+                sbcs:       "sbcs {d}, {n}, {m}"                 (d: Xn, n: Xn, m: Xn) []
+                    => enc(0xfa000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// The low 64 bits of `n * m` (MADD with xzr).
+                mul:        "mul {d}, {n}, {m}"                  (d: Xn, n: Xn, m: Xn) []
+                    => enc(0x9b007c00, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// The high 64 bits of the unsigned 128-bit product `n * m`.
+                umulh:      "umulh {d}, {n}, {m}"                (d: Xn, n: Xn, m: Xn) []
+                    => enc(0x9bc07c00, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Bits `s..s+63` of the 128-bit concatenation n:m (m the low half), s in 0..=63.
+                extr:       "extr {d}, {n}, {m}, #{s}"           (d: Xn, n: Xn, m: Xn, s: Shift) []
+                    => enc(0x93c00000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), mapped(3, 10, 6, shift64)]);
+                /// Rotate right by an immediate, 0..=63 (EXTR with n as both sources).
+                ror_imm:    "ror {d}, {n}, #{s}"                 (d: Xn, n: Xn, s: Shift) [] as ror
+                    => enc(0x93c00000, &[fld(0, 0, 5), fld(1, 5, 5), fld(1, 16, 5), mapped(2, 10, 6, shift64)]);
+                /// Rotate right by `m mod 64` (RORV).
+                ror:        "ror {d}, {n}, {m}"                  (d: Xn, n: Xn, m: Xn) [] as ror
+                    => enc(0x9ac02c00, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Conditional select: `d = n` if equal (Z set), else `m`.
+                csel_eq:    "csel {d}, {n}, {m}, eq"             (d: Xn, n: Xn, m: Xn) []
+                    => enc(0x9a800000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Conditional select: `d = n` if not equal (Z clear), else `m`.
+                csel_ne:    "csel {d}, {n}, {m}, ne"             (d: Xn, n: Xn, m: Xn) []
+                    => enc(0x9a801000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Conditional select: `d = n` if unsigned higher or same (C set), else `m`.
+                csel_hs:    "csel {d}, {n}, {m}, hs"             (d: Xn, n: Xn, m: Xn) []
+                    => enc(0x9a802000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Conditional select: `d = n` if unsigned lower (C clear), else `m`.
+                csel_lo:    "csel {d}, {n}, {m}, lo"             (d: Xn, n: Xn, m: Xn) []
+                    => enc(0x9a803000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Conditional select: `d = n` if unsigned higher (C set and Z clear), else `m`.
+                csel_hi:    "csel {d}, {n}, {m}, hi"             (d: Xn, n: Xn, m: Xn) []
+                    => enc(0x9a808000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Conditional select: `d = n` if unsigned lower or same (C clear or Z set), else `m`.
+                csel_ls:    "csel {d}, {n}, {m}, ls"             (d: Xn, n: Xn, m: Xn) []
+                    => enc(0x9a809000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Conditional select: `d = n` if signed greater or equal (N equals V), else `m`.
+                csel_ge:    "csel {d}, {n}, {m}, ge"             (d: Xn, n: Xn, m: Xn) []
+                    => enc(0x9a80a000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Conditional select: `d = n` if signed less than (N differs from V), else `m`.
+                csel_lt:    "csel {d}, {n}, {m}, lt"             (d: Xn, n: Xn, m: Xn) []
+                    => enc(0x9a80b000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Conditional select: `d = n` if signed greater than (Z clear and N equals V), else `m`.
+                csel_gt:    "csel {d}, {n}, {m}, gt"             (d: Xn, n: Xn, m: Xn) []
+                    => enc(0x9a80c000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Conditional select: `d = n` if signed less or equal (Z set or N differs from V), else `m`.
+                csel_le:    "csel {d}, {n}, {m}, le"             (d: Xn, n: Xn, m: Xn) []
+                    => enc(0x9a80d000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
                 /// Byte reversal of a 64-bit register.
                 rev:        "rev {d}, {n}"                       (d: Xn, n: Xn) []
                     => enc(0xdac00c00, &[fld(0, 0, 5), fld(1, 5, 5)]);
@@ -449,6 +530,12 @@ macro_rules! aarch64_table {
                     => enc(0xa9800000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<8, 7>)]);
                 ldp_x_post: "ldp {a}, {b}, [{n}], #{off}"        (a: Xn, b: Xn, n: XnSp, off: SOff) [] as ldp_post
                     => enc(0xa8c00000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<8, 7>)]);
+                /// Load a byte, zero-extended: `t = [n + off]` (the whole x register).
+                ldrb:       "ldrb {t}, [{n}, #{off}]"            (t: Wn, n: XnSp, off: UOff1) []
+                    => enc(0x39400000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 12, uscaled::<1>)]);
+                /// Store the low byte of t: `[n + off] = t`.
+                strb:       "strb {t}, [{n}, #{off}]"            (t: Wn, n: XnSp, off: UOff1) []
+                    => enc(0x39000000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 12, uscaled::<1>)]);
 
                 // --- vector loads and stores --------------------------------------------------------------------------------
                 ldr_d:      "ldr {t}, [{n}, #{off}]"             (t: Dn, n: XnSp, off: UOff) []
@@ -512,6 +599,12 @@ macro_rules! aarch64_table {
                 /// Load one word and replicate it to the four lanes; `n += 4`.
                 ld1r_4s_post: "ld1r {{t}.4s}, [{n}], #4"         (t: Vn, n: XnSp) []
                     => enc(0x4ddfc800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// Load four words, word k replicated to the four lanes of register k of the list.
+                ld4r_4s:    "ld4r {{l}}, [{n}]"                  (l: VList4s, n: XnSp) []
+                    => enc(0x4d60e800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// `ld4r_4s`, then `n += 16`.
+                ld4r_4s_post: "ld4r {{l}}, [{n}], #16"           (l: VList4s, n: XnSp) []
+                    => enc(0x4dffe800, &[fld(0, 0, 5), fld(1, 5, 5)]);
 
                 // --- Advanced SIMD ------------------------------------------------------------------------------------------
                 eor_16b:    "eor {d}.16b, {n}.16b, {m}.16b"      (d: Vn, n: Vn, m: Vn) []
@@ -586,6 +679,12 @@ macro_rules! aarch64_table {
                 /// Shift right and insert: each 32-bit lane of d keeps its top s bits and takes `n >> s` below them.
                 sri_4s:     "sri {d}.4s, {n}.4s, #{s}"           (d: Vn, n: Vn, s: Shift32) []
                     => enc(0x6f004400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 7, shr32)]);
+                /// Shift left and insert: each 32-bit lane of d keeps its low s bits and takes `n << s` above them.
+                sli_4s:     "sli {d}.4s, {n}.4s, #{s}"           (d: Vn, n: Vn, s: Shift32) []
+                    => enc(0x6f005400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 7, shl32)]);
+                /// Shift left and insert: each 64-bit lane of d keeps its low s bits and takes `n << s` above them.
+                sli_2d:     "sli {d}.2d, {n}.2d, #{s}"           (d: Vn, n: Vn, s: Shift) []
+                    => enc(0x6f005400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 7, shl64)]);
                 /// The four 32-bit lanes of d = lane i of n.
                 dup_4s:     "dup {d}.4s, {n}.s[{i}]"             (d: Vn, n: Vn, i: LaneS) []
                     => enc(0x4e000400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 5, s_imm5)]);
@@ -595,6 +694,45 @@ macro_rules! aarch64_table {
                 /// `d = (n.d[1], m.d[1])`.
                 zip2_2d:    "zip2 {d}.2d, {n}.2d, {m}.2d"        (d: Vn, n: Vn, m: Vn) []
                     => enc(0x4ec07800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Interleaves the high words: `d = (n.s[2], m.s[2], n.s[3], m.s[3])`.
+                zip2_4s:    "zip2 {d}.4s, {n}.4s, {m}.4s"        (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x4e807800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Interleaves the low bytes: byte 2i of d is `n[i]`, byte 2i+1 is `m[i]` (i < 8).
+                zip1_16b:   "zip1 {d}.16b, {n}.16b, {m}.16b"     (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x4e003800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Interleaves the high bytes: byte 2i of d is `n[8 + i]`, byte 2i+1 is `m[8 + i]`.
+                zip2_16b:   "zip2 {d}.16b, {n}.16b, {m}.16b"     (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x4e007800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Even words of n and m paired: `d = (n.s[0], m.s[0], n.s[2], m.s[2])`.
+                trn1_4s:    "trn1 {d}.4s, {n}.4s, {m}.4s"        (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x4e802800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Odd words of n and m paired: `d = (n.s[1], m.s[1], n.s[3], m.s[3])`.
+                trn2_4s:    "trn2 {d}.4s, {n}.4s, {m}.4s"        (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x4e806800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// `d = (n.d[0], m.d[0])` (as `zip1_2d`).
+                trn1_2d:    "trn1 {d}.2d, {n}.2d, {m}.2d"        (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x4ec02800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// `d = (n.d[1], m.d[1])` (as `zip2_2d`).
+                trn2_2d:    "trn2 {d}.2d, {n}.2d, {m}.2d"        (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x4ec06800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Even bytes n and m paired: byte 2i of d is `n[2i]`, byte 2i+1 is `m[2i]`.
+                trn1_16b:   "trn1 {d}.16b, {n}.16b, {m}.16b"     (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x4e002800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Odd bytes of n and m paired: byte 2i of d is `n[2i+1]`, byte 2i+1 is `m[2i+1]`.
+                trn2_16b:   "trn2 {d}.16b, {n}.16b, {m}.16b"     (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x4e006800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// `d = (n.d[0], m.d[0])` (as `zip1_2d`).
+                uzp1_2d:    "uzp1 {d}.2d, {n}.2d, {m}.2d"        (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x4ec01800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// `d = (n.d[1], m.d[1])` (as `zip2_2d`).
+                uzp2_2d:    "uzp2 {d}.2d, {n}.2d, {m}.2d"        (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x4ec05800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Even-numbered bytes of the 32-byte n:m (n the low half): byte i of d is byte 2i of n:m.
+                uzp1_16b:   "uzp1 {d}.16b, {n}.16b, {m}.16b"     (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x4e001800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Odd-numbered bytes of n:m: byte i of d is byte 2i+1 of n:m.
+                uzp2_16b:   "uzp2 {d}.16b, {n}.16b, {m}.16b"     (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x4e005800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
                 /// Logical shift right of each 64-bit lane (1..64).
                 ushr_2d:    "ushr {d}.2d, {n}.2d, #{s}"          (d: Vn, n: Vn, s: Shift) []
                     => enc(0x6f000400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 7, shr64)]);
@@ -657,6 +795,51 @@ macro_rules! aarch64_table {
                 /// Four SM4 key-expansion steps from keys n and constants m.
                 sm4ekey:    "sm4ekey {d}.4s, {n}.4s, {m}.4s"     (d: Vn, n: Vn, m: Vn) [Sm4]
                     => enc(0xce60c800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Four SHA-256 rounds, first half: d holds (a, b, c, d), n (e, f, g, h), m the four `W + K` words; d
+                /// becomes the new (a, b, c, d).
+                sha256h:    "sha256h {d}, {n}, {m}.4s"           (d: Qn, n: Qn, m: Vn) [Sha2]
+                    => enc(0x5e004000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Four SHA-256 rounds, second half: d holds (e, f, g, h), n the (a, b, c, d) from before `sha256h`;
+                /// d becomes the new (e, f, g, h).
+                sha256h2:   "sha256h2 {d}, {n}, {m}.4s"          (d: Qn, n: Qn, m: Vn) [Sha2]
+                    => enc(0x5e005000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// SHA-256 message schedule, first part: `d.s[i] += sigma0` of the next word (from d, then n).
+                sha256su0:  "sha256su0 {d}.4s, {n}.4s"           (d: Vn, n: Vn) [Sha2]
+                    => enc(0x5e282800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// SHA-256 message schedule, second part: the next four words from d (su0's), n and m.
+                sha256su1:  "sha256su1 {d}.4s, {n}.4s, {m}.4s"   (d: Vn, n: Vn, m: Vn) [Sha2]
+                    => enc(0x5e006000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Two SHA-512 rounds, first part (Sigma1, Ch): d holds the two `W + K` words on entry.
+                sha512h:    "sha512h {d}, {n}, {m}.2d"           (d: Qn, n: Qn, m: Vn) [Sha512]
+                    => enc(0xce608000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Two SHA-512 rounds, second part (Sigma0, Maj).
+                sha512h2:   "sha512h2 {d}, {n}, {m}.2d"          (d: Qn, n: Qn, m: Vn) [Sha512]
+                    => enc(0xce608400, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// SHA-512 message schedule, first part: `d.d[i] += sigma0` of the next word (from d, then n).
+                sha512su0:  "sha512su0 {d}.2d, {n}.2d"           (d: Vn, n: Vn) [Sha512]
+                    => enc(0xcec08000, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// SHA-512 message schedule, second part: `d.d[i] += sigma1(n.d[i]) + m.d[i]`.
+                sha512su1:  "sha512su1 {d}.2d, {n}.2d, {m}.2d"   (d: Vn, n: Vn, m: Vn) [Sha512]
+                    => enc(0xce608800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Four SHA-1 rounds with Ch: d holds (a, b, c, d), n the `e` word, m the four `W + K` words; d
+                /// becomes the new (a, b, c, d).
+                sha1c:      "sha1c {d}, {n}, {m}.4s"             (d: Qn, n: Sn, m: Vn) [Sha1]
+                    => enc(0x5e000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Four SHA-1 rounds with Parity (as `sha1c`).
+                sha1p:      "sha1p {d}, {n}, {m}.4s"             (d: Qn, n: Sn, m: Vn) [Sha1]
+                    => enc(0x5e001000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Four SHA-1 rounds with Maj (as `sha1c`).
+                sha1m:      "sha1m {d}, {n}, {m}.4s"             (d: Qn, n: Sn, m: Vn) [Sha1]
+                    => enc(0x5e002000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// SHA-1 fixed rotate: `d = n rotated left by 30` (the next `e`).
+                sha1h:      "sha1h {d}, {n}"                     (d: Sn, n: Sn) [Sha1]
+                    => enc(0x5e280800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// SHA-1 message schedule, first part: `d = (d.s[2], d.s[3], n.s[0], n.s[1]) ^ d ^ m`.
+                sha1su0:    "sha1su0 {d}.4s, {n}.4s, {m}.4s"     (d: Vn, n: Vn, m: Vn) [Sha1]
+                    => enc(0x5e003000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// SHA-1 message schedule, second part: the next four words from d (su0's) and n.
+                sha1su1:    "sha1su1 {d}.4s, {n}.4s"             (d: Vn, n: Vn) [Sha1]
+                    => enc(0x5e281800, &[fld(0, 0, 5), fld(1, 5, 5)]);
         }
     };
 }
@@ -670,8 +853,10 @@ aarch64_table!(define_isa);
 #[inline(never)]
 fn register_error(o: &Operand) -> String {
     match o {
-        Operand::X(n) => format!("x{n} is not a general-purpose register: x0..=x30 (sp and xzr are SP and XZR)"),
-        Operand::V(n) | Operand::Q(n) | Operand::D(n) | Operand::List4(n, _) => {
+        Operand::X(n) | Operand::W(n) => {
+            format!("x{n} is not a general-purpose register: x0..=x30 (sp and xzr are SP and XZR)")
+        }
+        Operand::V(n) | Operand::Q(n) | Operand::D(n) | Operand::S(n) | Operand::List4(n, _) => {
             format!("v{n} is not a vector register: v0..=v31")
         }
         _ => format!("{o:?} is not a register"),
@@ -703,9 +888,10 @@ impl InstructionSet for Aarch64 {
         match o {
             Operand::X(n) => out.push(Reg::X(*n)),
             Operand::Sp => out.push(Reg::X(31)),
-            Operand::V(n) | Operand::Q(n) | Operand::D(n) => out.push(Reg::V(*n)),
+            Operand::W(n) => out.push(Reg::X(*n)),
+            Operand::V(n) | Operand::Q(n) | Operand::D(n) | Operand::S(n) => out.push(Reg::V(*n)),
             Operand::List4(n, _) => out.extend((0..4).map(|k| Reg::V((n + k) % 32))),
-            Operand::Xzr | Operand::Imm(_) | Operand::Label(_) => {}
+            Operand::Xzr | Operand::Wzr | Operand::Imm(_) | Operand::Label(_) => {}
         }
     }
     fn label(o: &Operand) -> Option<&Label> {
@@ -727,9 +913,12 @@ impl InstructionSet for Aarch64 {
             }
             Operand::Sp => "sp".into(),
             Operand::Xzr => "xzr".into(),
+            Operand::Wzr => "wzr".into(),
+            Operand::W(n) => format!("w{n}"),
             Operand::V(n) => format!("v{n}"),
             Operand::Q(n) => format!("q{n}"),
             Operand::D(n) => format!("d{n}"),
+            Operand::S(n) => format!("s{n}"),
             Operand::Imm(i) => i.to_string(),
             Operand::Label(l) => ctx.label(l),
             Operand::List4(n, arr) => (0..4).map(|k| format!("v{}.{arr}", (n + k) % 32)).collect::<Vec<_>>().join(", "),
@@ -737,8 +926,14 @@ impl InstructionSet for Aarch64 {
     }
     fn operand_value(o: &Operand) -> Option<i64> {
         match o {
-            Operand::X(n) | Operand::V(n) | Operand::Q(n) | Operand::D(n) | Operand::List4(n, _) => Some(*n as i64),
-            Operand::Sp | Operand::Xzr => Some(31),
+            Operand::X(n)
+            | Operand::W(n)
+            | Operand::V(n)
+            | Operand::Q(n)
+            | Operand::D(n)
+            | Operand::S(n)
+            | Operand::List4(n, _) => Some(*n as i64),
+            Operand::Sp | Operand::Xzr | Operand::Wzr => Some(31),
             Operand::Imm(i) => Some(*i),
             Operand::Label(_) => None,
         }
@@ -750,7 +945,8 @@ impl InstructionSet for Aarch64 {
     fn check_operands(op: Op, operands: &[Operand]) -> Result<(), String> {
         let in_class = |o: &Operand| match *o {
             Operand::X(n) => n <= 30,
-            Operand::V(n) | Operand::Q(n) | Operand::D(n) | Operand::List4(n, _) => n <= 31,
+            Operand::W(n) => n <= 30,
+            Operand::V(n) | Operand::Q(n) | Operand::D(n) | Operand::S(n) | Operand::List4(n, _) => n <= 31,
             _ => true,
         };
         if let Some(o) = operands.iter().find(|o| !in_class(o)) {

@@ -71,7 +71,8 @@ pub fn gpr(m: &Machine<'_>, o: &Operand) -> u64 {
     match o {
         Operand::X(n) => m.state.x[*n as usize],
         Operand::Sp => m.state.x[31],
-        Operand::Xzr => 0,
+        Operand::Xzr | Operand::Wzr => 0,
+        Operand::W(n) => m.state.x[*n as usize] & 0xffff_ffff,
         Operand::Imm(i) => *i as u64,
         _ => unreachable!("not a general-purpose operand: {o:?}"),
     }
@@ -81,7 +82,8 @@ fn set_gpr(m: &mut Machine<'_>, o: &Operand, v: u64) -> Result<(), Fault> {
     match o {
         Operand::X(n) => m.state.x[*n as usize] = v,
         Operand::Sp => m.state.x[31] = v,
-        Operand::Xzr => {}
+        Operand::Xzr | Operand::Wzr => {}
+        Operand::W(n) => m.state.x[*n as usize] = v & 0xffff_ffff,
         _ => unreachable!("not a general-purpose destination: {o:?}"),
     }
     Ok(())
@@ -90,7 +92,7 @@ fn set_gpr(m: &mut Machine<'_>, o: &Operand, v: u64) -> Result<(), Fault> {
 /// The vector register number of an operand.
 pub fn vreg(o: &Operand) -> usize {
     match o {
-        Operand::V(n) | Operand::Q(n) | Operand::D(n) | Operand::List4(n, _) => *n as usize,
+        Operand::V(n) | Operand::Q(n) | Operand::D(n) | Operand::S(n) | Operand::List4(n, _) => *n as usize,
         _ => unreachable!("not a vector operand: {o:?}"),
     }
 }
@@ -135,13 +137,15 @@ fn add_with_flags(a: u64, b: u64, carry: u64) -> (u64, u64) {
     (r, f)
 }
 
-/// `d = n op m`: `+`, `-`, `c` (with carry), the flags set when `flags`; `d` absent for `cmp`.
+/// `d = n op m`: `+`, `-`, `c` (add with carry), `b` (subtract with borrow: `n + !m + C`), the flags set when
+/// `flags`; `d` absent for `cmp` (`?`).
 fn arith(m: &mut Machine<'_>, o: &[Operand], kind: u8, flags: bool) -> Result<(), Fault> {
     let (d, rest) = if kind == b'?' { (None, o) } else { (Some(&o[0]), &o[1..]) };
     let (a, b) = (gpr(m, &rest[0]), gpr(m, &rest[1]));
     let (r, f) = match kind {
         b'+' => add_with_flags(a, b, 0),
         b'c' => add_with_flags(a, b, (m.state.flags & C) >> 1),
+        b'b' => add_with_flags(a, !b, (m.state.flags & C) >> 1),
         _ => add_with_flags(a, !b, 1),
     };
     if flags {
@@ -151,6 +155,12 @@ fn arith(m: &mut Machine<'_>, o: &[Operand], kind: u8, flags: bool) -> Result<()
         Some(d) => set_gpr(m, d, r),
         None => Ok(()),
     }
+}
+
+/// `d = n` if `holds(flags)`, else `m`.
+fn csel(m: &mut Machine<'_>, o: &[Operand], holds: fn(u64) -> bool) -> Result<(), Fault> {
+    let v = if holds(m.state.flags) { gpr(m, &o[1]) } else { gpr(m, &o[2]) };
+    set_gpr(m, &o[0], v)
 }
 
 fn branch<'o>(m: &Machine<'_>, o: &'o [Operand], taken: fn(u64) -> bool) -> Flow<'o> {
@@ -378,6 +388,111 @@ fn sm4_steps(x: &Vector, k: &Vector, key: bool) -> Vector {
     from_s(w)
 }
 
+// --- SHA-1 (the Arm ARM's SHA1C/P/M, SHA1SU1) ------------------------------------------------------------------------
+
+/// Four SHA-1 rounds on `x` = (a, b, c, d) and the `e` word in `e`'s low 32 bits with the words `w` (`W + K`) and
+/// the round function `f` (Ch, Parity or Maj): the new (a, b, c, d).
+fn sha1_hash(x: &Vector, e: &Vector, w: &Vector, f: fn(u32, u32, u32) -> u32) -> Vector {
+    let (mut x, mut y): ([u32; 4], u32) = (std::array::from_fn(|i| s(x, i)), s(e, 0));
+    for k in 0..4 {
+        y = y.wrapping_add(x[0].rotate_left(5)).wrapping_add(f(x[1], x[2], x[3])).wrapping_add(s(w, k));
+        x[1] = x[1].rotate_left(30);
+        // (y:x) rotated left by one word.
+        (x, y) = ([y, x[0], x[1], x[2]], x[3]);
+    }
+    from_s(x)
+}
+
+/// `t = d ^ (n >> 32 bits)`, each word rotated left by 1, and the top word also XORed with `t.s[0]` rotated by 2.
+fn sha1_su1(d: &Vector, n: &Vector) -> Vector {
+    let t = [s(d, 0) ^ s(n, 1), s(d, 1) ^ s(n, 2), s(d, 2) ^ s(n, 3), s(d, 3)];
+    let mut r = t.map(|w| w.rotate_left(1));
+    r[3] ^= t[0].rotate_left(2);
+    from_s(r)
+}
+
+// --- SHA-256 and SHA-512 (the Arm ARM's SHA256hash, SHA256SU0/1, SHA512H/H2/SU0/SU1) ------------------------------
+
+/// Four SHA-256 rounds on `x` = (a, b, c, d) and `y` = (e, f, g, h) (word 0 first) with the words `w` (`W + K`):
+/// the new (a, b, c, d) and (e, f, g, h).
+fn sha256_hash(x: &Vector, y: &Vector, w: &Vector) -> (Vector, Vector) {
+    let (mut x, mut y): ([u32; 4], [u32; 4]) = (std::array::from_fn(|i| s(x, i)), std::array::from_fn(|i| s(y, i)));
+    for e in 0..4 {
+        let ch = ((y[1] ^ y[2]) & y[0]) ^ y[2];
+        let maj = (x[0] & x[1]) | ((x[0] | x[1]) & x[2]);
+        let sigma1 = y[0].rotate_right(6) ^ y[0].rotate_right(11) ^ y[0].rotate_right(25);
+        let sigma0 = x[0].rotate_right(2) ^ x[0].rotate_right(13) ^ x[0].rotate_right(22);
+        let t = y[3].wrapping_add(sigma1).wrapping_add(ch).wrapping_add(s(w, e));
+        x[3] = t.wrapping_add(x[3]);
+        y[3] = t.wrapping_add(sigma0).wrapping_add(maj);
+        // (y:x) rotated left by one word: y's top word enters x at the bottom, x's top word enters y.
+        (x, y) = ([y[3], x[0], x[1], x[2]], [x[3], y[0], y[1], y[2]]);
+    }
+    (from_s(x), from_s(y))
+}
+
+/// SHA-256's sigma0 and sigma1 of the message schedule.
+fn sha256_sigma0(x: u32) -> u32 {
+    x.rotate_right(7) ^ x.rotate_right(18) ^ (x >> 3)
+}
+fn sha256_sigma1(x: u32) -> u32 {
+    x.rotate_right(17) ^ x.rotate_right(19) ^ (x >> 10)
+}
+
+/// `d.s[i] + sigma0` of word i of (d.s[1], d.s[2], d.s[3], n.s[0]).
+fn sha256_su0(d: &Vector, n: &Vector) -> Vector {
+    let t = [s(d, 1), s(d, 2), s(d, 3), s(n, 0)];
+    from_s(std::array::from_fn(|i| s(d, i).wrapping_add(sha256_sigma0(t[i]))))
+}
+
+/// The next four schedule words: `d.s[i] + t0[i] + sigma1` of the word two before (m's top two, then the first
+/// two results), t0 = (n.s[1], n.s[2], n.s[3], m.s[0]).
+fn sha256_su1(d: &Vector, n: &Vector, m: &Vector) -> Vector {
+    let t0 = [s(n, 1), s(n, 2), s(n, 3), s(m, 0)];
+    let mut r = [0u32; 4];
+    for e in 0..4 {
+        let back = if e < 2 { s(m, 2 + e) } else { r[e - 2] };
+        r[e] = sha256_sigma1(back).wrapping_add(s(d, e)).wrapping_add(t0[e]);
+    }
+    from_s(r)
+}
+
+fn sha512_big_sigma1(x: u64) -> u64 {
+    x.rotate_right(14) ^ x.rotate_right(18) ^ x.rotate_right(41)
+}
+fn sha512_big_sigma0(x: u64) -> u64 {
+    x.rotate_right(28) ^ x.rotate_right(34) ^ x.rotate_right(39)
+}
+
+/// SHA512H: `w` = d (the `W + K` words), `x` = n, `y` = m.
+fn sha512_h(w: &Vector, x: &Vector, y: &Vector) -> Vector {
+    let (x0, x1, y0, y1) = (q(x, 0), q(x, 1), q(y, 0), q(y, 1));
+    let hi = ((y1 & x0) ^ (!y1 & x1)).wrapping_add(sha512_big_sigma1(y1)).wrapping_add(q(w, 1));
+    let t = hi.wrapping_add(y0);
+    let lo = ((t & y1) ^ (!t & x0)).wrapping_add(sha512_big_sigma1(t)).wrapping_add(q(w, 0));
+    from_q(lo, hi)
+}
+
+/// SHA512H2: `w` = d, `x` = n, `y` = m.
+fn sha512_h2(w: &Vector, x: &Vector, y: &Vector) -> Vector {
+    let (x0, y0, y1) = (q(x, 0), q(y, 0), q(y, 1));
+    let hi = ((x0 & y1) ^ (x0 & y0) ^ (y1 & y0)).wrapping_add(sha512_big_sigma0(y0)).wrapping_add(q(w, 1));
+    let lo = ((hi & y0) ^ (hi & y1) ^ (y1 & y0)).wrapping_add(sha512_big_sigma0(hi)).wrapping_add(q(w, 0));
+    from_q(lo, hi)
+}
+
+/// `d.d[0] + sigma0(d.d[1])`, `d.d[1] + sigma0(n.d[0])`.
+fn sha512_su0(d: &Vector, n: &Vector) -> Vector {
+    let sigma0 = |x: u64| x.rotate_right(1) ^ x.rotate_right(8) ^ (x >> 7);
+    from_q(q(d, 0).wrapping_add(sigma0(q(d, 1))), q(d, 1).wrapping_add(sigma0(q(n, 0))))
+}
+
+/// `d.d[i] + sigma1(n.d[i]) + m.d[i]`.
+fn sha512_su1(d: &Vector, n: &Vector, m: &Vector) -> Vector {
+    let sigma1 = |x: u64| x.rotate_right(19) ^ x.rotate_right(61) ^ (x >> 6);
+    dwords2(d, &dwords2(n, m, |x, y| sigma1(x).wrapping_add(y)), u64::wrapping_add)
+}
+
 // --- the table ---------------------------------------------------------------------------------------------------
 
 use Role::{None as O, R, RW, W};
@@ -432,6 +547,34 @@ static SEMS: &[Sem] = sems! {
     movz [W, O] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], imm(&o[1]) as u64);
     adds_imm [W, R, O] NB, 0, NZCV, 0, false, |m, o| arith(m, o, b'+', true);
     adc [W, R, R] NB, C, 0, 0, false, |m, o| arith(m, o, b'c', false);
+    adds [W, R, R] NB, 0, NZCV, 0, false, |m, o| arith(m, o, b'+', true);
+    adcs [W, R, R] NB, C, NZCV, 0, false, |m, o| arith(m, o, b'c', true);
+    sbc [W, R, R] NB, C, 0, 0, false, |m, o| arith(m, o, b'b', false);
+    sbcs [W, R, R] NB, C, NZCV, 0, false, |m, o| arith(m, o, b'b', true);
+    mul [W, R, R] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], gpr(m, &o[1]).wrapping_mul(gpr(m, &o[2])));
+    umulh [W, R, R] NB, 0, 0, 0, false, |m, o| {
+        let p = gpr(m, &o[1]) as u128 * gpr(m, &o[2]) as u128;
+        set_gpr(m, &o[0], (p >> 64) as u64)
+    };
+    extr [W, R, R, O] NB, 0, 0, 0, false, |m, o| {
+        let v = ((((gpr(m, &o[1]) as u128) << 64) | gpr(m, &o[2]) as u128) >> imm(&o[3])) as u64;
+        set_gpr(m, &o[0], v)
+    };
+    ror_imm [W, R, O] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], gpr(m, &o[1]).rotate_right(imm(&o[2]) as u32));
+    ror [W, R, R] NB, 0, 0, 0, false, |m, o| {
+        let v = gpr(m, &o[1]).rotate_right((gpr(m, &o[2]) & 63) as u32);
+        set_gpr(m, &o[0], v)
+    };
+    csel_eq [W, R, R] NB, Z, 0, 0, false, |m, o| csel(m, o, |f| f & Z != 0);
+    csel_ne [W, R, R] NB, Z, 0, 0, false, |m, o| csel(m, o, |f| f & Z == 0);
+    csel_hs [W, R, R] NB, C, 0, 0, false, |m, o| csel(m, o, |f| f & C != 0);
+    csel_lo [W, R, R] NB, C, 0, 0, false, |m, o| csel(m, o, |f| f & C == 0);
+    csel_hi [W, R, R] NB, C | Z, 0, 0, false, |m, o| csel(m, o, |f| f & C != 0 && f & Z == 0);
+    csel_ls [W, R, R] NB, C | Z, 0, 0, false, |m, o| csel(m, o, |f| f & C == 0 || f & Z != 0);
+    csel_ge [W, R, R] NB, N | V, 0, 0, false, |m, o| csel(m, o, |f| (f & N != 0) == (f & V != 0));
+    csel_lt [W, R, R] NB, N | V, 0, 0, false, |m, o| csel(m, o, |f| (f & N != 0) != (f & V != 0));
+    csel_gt [W, R, R] NB, N | Z | V, 0, 0, false, |m, o| csel(m, o, |f| f & Z == 0 && (f & N != 0) == (f & V != 0));
+    csel_le [W, R, R] NB, N | Z | V, 0, 0, false, |m, o| csel(m, o, |f| f & Z != 0 || (f & N != 0) != (f & V != 0));
     rev [W, R] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], gpr(m, &o[1]).swap_bytes());
     lsl [W, R, O] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], gpr(m, &o[1]) << imm(&o[2]));
     lsr [W, R, O] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], gpr(m, &o[1]) >> imm(&o[2]));
@@ -458,6 +601,16 @@ static SEMS: &[Sem] = sems! {
     ldp_x [W, W, R, O] Some(2), 0, 0, 16, false, |m, o| ldst(m, o, 8, false, Mode::Off);
     stp_x_pre [R, R, RW, O] Some(2), 0, 0, 16, false, |m, o| ldst(m, o, 8, true, Mode::Pre);
     ldp_x_post [W, W, RW, O] Some(2), 0, 0, 16, false, |m, o| ldst(m, o, 8, false, Mode::Post);
+    ldrb [W, R, O] Some(1), 0, 0, 1, false, |m, o| {
+        let a = addr(m, &o[1], imm(&o[2]), Mode::Off);
+        let b = load(m, a, 1)?;
+        set_gpr(m, &o[0], b[0] as u64)
+    };
+    strb [R, R, O] Some(1), 0, 0, 1, false, |m, o| {
+        let a = addr(m, &o[1], imm(&o[2]), Mode::Off);
+        let b = gpr(m, &o[0]) as u8;
+        m.mem.write(a, &[b])
+    };
     ldr_d [W, R, O] Some(1), 0, 0, 8, false, |m, o| ldst(m, o, 8, false, Mode::Off);
     str_d [R, R, O] Some(1), 0, 0, 8, false, |m, o| ldst(m, o, 8, true, Mode::Off);
     str_d_pre [R, RW, O] Some(1), 0, 0, 8, false, |m, o| ldst(m, o, 8, true, Mode::Pre);
@@ -488,6 +641,8 @@ static SEMS: &[Sem] = sems! {
         let b = load(m, a, 4)?;
         set_vec(m, &o[0], std::array::from_fn(|i| b[i % 4]))
     };
+    ld4r_4s [W, R] Some(1), 0, 0, 16, false, |m, o| ld4r(m, o, false);
+    ld4r_4s_post [W, RW] Some(1), 0, 0, 16, false, |m, o| ld4r(m, o, true);
     eor_16b [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| bytes2(a, b, |x, y| x ^ y));
     and_16b [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| bytes2(a, b, |x, y| x & y));
     orr_16b [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| bytes2(a, b, |x, y| x | y));
@@ -532,12 +687,37 @@ static SEMS: &[Sem] = sems! {
         let keep = !((u32::MAX as u64) >> n) as u32;
         v2(m, o, |a| from_s(std::array::from_fn(|i| (s(&d, i) & keep) | ((s(a, i) as u64) >> n) as u32)))
     };
+    sli_4s [RW, R, O] NB, 0, 0, 0, false, |m, o| {
+        let (n, d) = (imm(&o[2]), vec(m, &o[0]));
+        let keep = ((1u64 << n) - 1) as u32;
+        v2(m, o, |a| from_s(std::array::from_fn(|i| (s(&d, i) & keep) | (s(a, i) << n))))
+    };
+    sli_2d [RW, R, O] NB, 0, 0, 0, false, |m, o| {
+        let (n, d) = (imm(&o[2]) as u32, vec(m, &o[0]));
+        let keep = (1u64 << n) - 1;
+        v2(m, o, |a| dwords2(a, &d, |x, y| (y & keep) | (x << n)))
+    };
     dup_4s [W, R, O] NB, 0, 0, 0, false, |m, o| {
         let i = imm(&o[2]) as usize;
         v2(m, o, |a| from_s([s(a, i); 4]))
     };
     zip1_2d [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| from_q(q(a, 0), q(b, 0)));
     zip2_2d [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| from_q(q(a, 1), q(b, 1)));
+    zip2_4s [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| from_s([s(a, 2), s(b, 2), s(a, 3), s(b, 3)]));
+    zip1_16b [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| std::array::from_fn(|i| [a, b][i % 2][i / 2]));
+    zip2_16b [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| std::array::from_fn(|i| [a, b][i % 2][8 + i / 2]));
+    trn1_4s [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| from_s([s(a, 0), s(b, 0), s(a, 2), s(b, 2)]));
+    trn2_4s [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| from_s([s(a, 1), s(b, 1), s(a, 3), s(b, 3)]));
+    trn1_2d [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| from_q(q(a, 0), q(b, 0)));
+    trn2_2d [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| from_q(q(a, 1), q(b, 1)));
+    trn1_16b [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| std::array::from_fn(|i| [a, b][i % 2][i & !1]));
+    trn2_16b [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| std::array::from_fn(|i| [a, b][i % 2][i | 1]));
+    uzp1_2d [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| from_q(q(a, 0), q(b, 0)));
+    uzp2_2d [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| from_q(q(a, 1), q(b, 1)));
+    uzp1_16b [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| std::array::from_fn(|i| [a, b][i / 8][(2 * i) % 16]));
+    uzp2_16b [W, R, R] NB, 0, 0, 0, false, |m, o| {
+        v3(m, o, |a, b| std::array::from_fn(|i| [a, b][i / 8][(2 * i + 1) % 16]))
+    };
     ushr_2d [W, R, O] NB, 0, 0, 0, false, |m, o| {
         let n = imm(&o[2]) as u32;
         v2(m, o, |a| dwords2(a, a, |x, _| x.checked_shr(n).unwrap_or(0)))
@@ -588,6 +768,50 @@ static SEMS: &[Sem] = sems! {
     };
     sm4e [RW, R] NB, 0, 0, 0, false, |m, o| { let d = vec(m, &o[0]); v2(m, o, |k| sm4_steps(&d, k, false)) };
     sm4ekey [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, k| sm4_steps(a, k, true));
+    sha256h [RW, R, R] NB, 0, 0, 0, false, |m, o| {
+        let d = vec(m, &o[0]);
+        v3(m, o, |n, w| sha256_hash(&d, n, w).0)
+    };
+    sha256h2 [RW, R, R] NB, 0, 0, 0, false, |m, o| {
+        let d = vec(m, &o[0]);
+        v3(m, o, |n, w| sha256_hash(n, &d, w).1)
+    };
+    sha256su0 [RW, R] NB, 0, 0, 0, false, |m, o| { let d = vec(m, &o[0]); v2(m, o, |n| sha256_su0(&d, n)) };
+    sha256su1 [RW, R, R] NB, 0, 0, 0, false, |m, o| {
+        let d = vec(m, &o[0]);
+        v3(m, o, |n, k| sha256_su1(&d, n, k))
+    };
+    sha512h [RW, R, R] NB, 0, 0, 0, false, |m, o| {
+        let d = vec(m, &o[0]);
+        v3(m, o, |n, k| sha512_h(&d, n, k))
+    };
+    sha512h2 [RW, R, R] NB, 0, 0, 0, false, |m, o| {
+        let d = vec(m, &o[0]);
+        v3(m, o, |n, k| sha512_h2(&d, n, k))
+    };
+    sha512su0 [RW, R] NB, 0, 0, 0, false, |m, o| { let d = vec(m, &o[0]); v2(m, o, |n| sha512_su0(&d, n)) };
+    sha512su1 [RW, R, R] NB, 0, 0, 0, false, |m, o| {
+        let d = vec(m, &o[0]);
+        v3(m, o, |n, k| sha512_su1(&d, n, k))
+    };
+    sha1c [RW, R, R] NB, 0, 0, 0, false, |m, o| {
+        let d = vec(m, &o[0]);
+        v3(m, o, |e, w| sha1_hash(&d, e, w, |x, y, z| ((y ^ z) & x) ^ z))
+    };
+    sha1p [RW, R, R] NB, 0, 0, 0, false, |m, o| {
+        let d = vec(m, &o[0]);
+        v3(m, o, |e, w| sha1_hash(&d, e, w, |x, y, z| x ^ y ^ z))
+    };
+    sha1m [RW, R, R] NB, 0, 0, 0, false, |m, o| {
+        let d = vec(m, &o[0]);
+        v3(m, o, |e, w| sha1_hash(&d, e, w, |x, y, z| (x & y) | ((x | y) & z)))
+    };
+    sha1h [W, R] NB, 0, 0, 0, false, |m, o| v2(m, o, |n| from_s([s(n, 0).rotate_left(30), 0, 0, 0]));
+    sha1su0 [RW, R, R] NB, 0, 0, 0, false, |m, o| {
+        let d = vec(m, &o[0]);
+        v3(m, o, |n, k| from_s(std::array::from_fn(|i| [s(&d, 2), s(&d, 3), s(n, 0), s(n, 1)][i] ^ s(&d, i) ^ s(k, i))))
+    };
+    sha1su1 [RW, R] NB, 0, 0, 0, false, |m, o| { let d = vec(m, &o[0]); v2(m, o, |n| sha1_su1(&d, n)) };
 };
 
 /// `ld1 {t.16b}, [n]` (post-index: `n += 16`).
@@ -602,6 +826,17 @@ fn st1(m: &mut Machine<'_>, o: &[Operand], post: bool) -> Result<(), Fault> {
     let a = addr(m, &o[1], if post { 16 } else { 0 }, if post { Mode::Post } else { Mode::Off });
     let v = vec(m, &o[0]);
     m.mem.write(a, &v)
+}
+
+/// `ld4r {l.4s x4}, [n]`: word k of the 16 bytes at n into every lane of register k (post-index: `n += 16`).
+fn ld4r(m: &mut Machine<'_>, o: &[Operand], post: bool) -> Result<(), Fault> {
+    let a = addr(m, &o[1], if post { 16 } else { 0 }, if post { Mode::Post } else { Mode::Off });
+    let b = load(m, a, 16)?;
+    let first = vreg(&o[0]);
+    for k in 0..4 {
+        m.state.v[(first + k) % 32] = std::array::from_fn(|i| b[4 * k + i % 4]);
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -624,5 +859,95 @@ mod tests {
         // aesmc then aesimc is the identity.
         let x: Vector = std::array::from_fn(|i| (i * 37 + 5) as u8);
         assert_eq!(aes_mix(&aes_mix(&x, false), true), x);
+    }
+
+    /// No memory: the entries run here access none.
+    struct NoMemory;
+    impl Memory for NoMemory {
+        fn read(&mut self, addr: u64, out: &mut [u8]) -> Result<(), Fault> {
+            Err(Fault { addr, len: out.len(), what: "no memory" })
+        }
+        fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), Fault> {
+            Err(Fault { addr, len: data.len(), what: "no memory" })
+        }
+    }
+
+    /// SHA-256("abc") (FIPS 180-4's example) through the entries, as the Arm ARM's sequence uses them: per four
+    /// rounds `sha256h`/`sha256h2` on `W + K` (v2), the state in q0 (a, b, c, d) and q1 (e, f, g, h), the schedule
+    /// (v4..v7) by `sha256su0` then `sha256su1`.
+    #[test]
+    fn sha256_of_abc() {
+        use Operand::{Q, V as Vr};
+        let primes: Vec<u32> = (2u32..).filter(|n| (2..*n).all(|d| n % d != 0)).take(64).collect();
+        let frac = |x: f64| (x.fract() * 4294967296.0) as u32;
+        let k: Vec<u32> = primes.iter().map(|&p| frac((p as f64).cbrt())).collect();
+        let h: Vec<u32> = primes[..8].iter().map(|&p| frac((p as f64).sqrt())).collect();
+        let mut block = [0u8; 64];
+        block[..4].copy_from_slice(b"abc\x80");
+        block[63] = 24;
+        let mut mem = NoMemory;
+        let mut m = Machine { state: State::default(), mem: &mut mem };
+        for j in 0..4 {
+            m.state.v[4 + j] =
+                from_s(std::array::from_fn(|i| u32::from_be_bytes(block[16 * j + 4 * i..][..4].try_into().unwrap())));
+        }
+        m.state.v[0] = from_s([h[0], h[1], h[2], h[3]]);
+        m.state.v[1] = from_s([h[4], h[5], h[6], h[7]]);
+        fn exec(m: &mut Machine<'_>, op: Op, o: &[Operand]) {
+            (sem(op).exec)(m, o).unwrap();
+        }
+        for i in 0..16 {
+            let w = |ahead: usize| 4 + ((i + ahead) % 4) as u8;
+            m.state.v[8] = from_s(std::array::from_fn(|j| k[4 * i + j]));
+            exec(&mut m, Op::add_4s, &[Vr(2), Vr(w(0)), Vr(8)]);
+            exec(&mut m, Op::mov_16b, &[Vr(3), Vr(0)]);
+            exec(&mut m, Op::sha256h, &[Q(0), Q(1), Vr(2)]);
+            exec(&mut m, Op::sha256h2, &[Q(1), Q(3), Vr(2)]);
+            exec(&mut m, Op::sha256su0, &[Vr(w(0)), Vr(w(1))]);
+            exec(&mut m, Op::sha256su1, &[Vr(w(0)), Vr(w(2)), Vr(w(3))]);
+        }
+        let digest: Vec<u32> = (0..8).map(|i| s(&m.state.v[i / 4], i % 4).wrapping_add(h[i])).collect();
+        let want = [0xba7816bf, 0x8f01cfea, 0x414140de, 0x5dae2223, 0xb00361a3, 0x96177a9c, 0xb410ff61, 0xf20015ad];
+        assert_eq!(digest, want);
+    }
+
+    /// SHA-1("abc") (FIPS 180-4's example) through the entries: per four rounds the next `e` by `sha1h` (s2) from
+    /// a before `sha1c`/`sha1p`/`sha1m` on q0 (a, b, c, d) and s1 (e) with `W + K` (v2), the schedule (v4..v7) by
+    /// `sha1su0` then `sha1su1`.
+    #[test]
+    fn sha1_of_abc() {
+        use Operand::{Q, S as Sr, V as Vr};
+        const K: [u32; 4] = [0x5a827999, 0x6ed9eba1, 0x8f1bbcdc, 0xca62c1d6];
+        const H: [u32; 5] = [0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0];
+        let mut block = [0u8; 64];
+        block[..4].copy_from_slice(b"abc\x80");
+        block[63] = 24;
+        let mut mem = NoMemory;
+        let mut m = Machine { state: State::default(), mem: &mut mem };
+        for j in 0..4 {
+            m.state.v[4 + j] =
+                from_s(std::array::from_fn(|i| u32::from_be_bytes(block[16 * j + 4 * i..][..4].try_into().unwrap())));
+        }
+        m.state.v[0] = from_s([H[0], H[1], H[2], H[3]]);
+        m.state.v[1] = from_s([H[4], 0, 0, 0]);
+        fn exec(m: &mut Machine<'_>, op: Op, o: &[Operand]) {
+            (sem(op).exec)(m, o).unwrap();
+        }
+        for i in 0..20 {
+            let w = |ahead: usize| 4 + ((i + ahead) % 4) as u8;
+            m.state.v[8] = from_s([K[i / 5]; 4]);
+            exec(&mut m, Op::add_4s, &[Vr(2), Vr(w(0)), Vr(8)]);
+            exec(&mut m, Op::sha1h, &[Sr(3), Sr(0)]);
+            let round = [Op::sha1c, Op::sha1p, Op::sha1m, Op::sha1p][i / 5];
+            exec(&mut m, round, &[Q(0), Sr(1), Vr(2)]);
+            exec(&mut m, Op::mov_16b, &[Vr(1), Vr(3)]);
+            if i < 16 {
+                exec(&mut m, Op::sha1su0, &[Vr(w(0)), Vr(w(1)), Vr(w(2))]);
+                exec(&mut m, Op::sha1su1, &[Vr(w(0)), Vr(w(3))]);
+            }
+        }
+        let digest: Vec<u32> =
+            (0..5).map(|i| if i < 4 { s(&m.state.v[0], i) } else { s(&m.state.v[1], 0) }.wrapping_add(H[i])).collect();
+        assert_eq!(digest, [0xa9993e36, 0x4706816a, 0xba3e2571, 0x7850c26c, 0x9cd0d89d]);
     }
 }

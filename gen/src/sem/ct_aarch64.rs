@@ -54,9 +54,9 @@ impl Tainting for Aarch64 {
 /// The taint of a register operand.
 fn reg(taint: &Taint, o: &Operand) -> bool {
     match o {
-        Operand::X(n) => taint.gpr[*n as usize],
+        Operand::X(n) | Operand::W(n) => taint.gpr[*n as usize],
         Operand::Sp => taint.gpr[31],
-        Operand::V(_) | Operand::Q(_) | Operand::D(_) => taint.vec[vreg(o)],
+        Operand::V(_) | Operand::Q(_) | Operand::D(_) | Operand::S(_) => taint.vec[vreg(o)],
         Operand::List4(n, _) => (0..4).any(|k| taint.vec[(*n as usize + k) % 32]),
         _ => false,
     }
@@ -65,9 +65,9 @@ fn reg(taint: &Taint, o: &Operand) -> bool {
 /// Sets the taint of a register operand.
 fn set_reg(taint: &mut Taint, o: &Operand, t: bool) {
     match o {
-        Operand::X(n) => taint.gpr[*n as usize] = t,
+        Operand::X(n) | Operand::W(n) => taint.gpr[*n as usize] = t,
         Operand::Sp => taint.gpr[31] = t,
-        Operand::V(_) | Operand::Q(_) | Operand::D(_) => taint.vec[vreg(o)] = t,
+        Operand::V(_) | Operand::Q(_) | Operand::D(_) | Operand::S(_) => taint.vec[vreg(o)] = t,
         Operand::List4(n, _) => (0..4).for_each(|k| taint.vec[(*n as usize + k) % 32] = t),
         _ => {}
     }

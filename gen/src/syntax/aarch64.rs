@@ -8,12 +8,15 @@ use crate::isa::aarch64::{A64Feature, Aarch64};
 /// The listing's base: GNU as 2.40 accepts `pmull .1q`, `eor3`/`bcax` and `sm4e` only on a v8.2 base.
 const BASE: &str = ".arch armv8.2-a";
 
-/// GNU as's name of the extension that enables a feature's instructions (PMULL comes with `aes`).
+/// GNU as's name of the extension that enables a feature's instructions (PMULL comes with `aes`, SHA-512 with `sha3`).
 fn gas_extension(f: A64Feature) -> &'static str {
     match f {
         A64Feature::Pmull | A64Feature::Aes => "aes",
         A64Feature::Sha3 => "sha3",
         A64Feature::Sm4 => "sm4",
+        A64Feature::Sha1 | A64Feature::Sha2 => "sha2",
+        // GNU as 2.40 has no `sha512` extension: `sha3` enables SHA-512 (and LLVM's does too).
+        A64Feature::Sha512 => "sha3",
     }
 }
 
