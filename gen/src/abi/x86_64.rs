@@ -12,8 +12,18 @@ use super::{ArgLoc, Conventions, LandingPad};
 use crate::ir::{Cfi, Frame, Item};
 use crate::isa::x86_64::{mem, regs, Gpr, Op, Operand, Reg, Size, GPR64, X86_64};
 use crate::isa::InstructionSet;
-use crate::sem::Role;
 use crate::target::Abi;
+
+/// The registers an entry writes without naming them: the writes among the semantics table's `implicit`
+/// registers (`sem::x86_64`, which imports this layer: its test `implicit_writes_agree_with_the_abi` checks
+/// that the two lists agree).
+pub fn implicit_writes(op: Op) -> &'static [Reg] {
+    const RAX_RDX: &[Reg] = &[Reg::Gpr(0), Reg::Gpr(2)];
+    match op {
+        Op::mul => RAX_RDX,
+        _ => &[],
+    }
+}
 
 impl Conventions for X86_64 {
     fn arg_regs(abi: Abi) -> &'static [Gpr] {
@@ -66,8 +76,7 @@ impl Conventions for X86_64 {
         let named = first && op != Op::push && matches!(X86_64::info(op).operands.first(), Some(&("d" | "r")));
         // `mulx` writes its second operand too; `mul` writes rax and rdx unnamed.
         let lo = op == Op::mulx && matches!((operands.get(1), reg), (Some(Operand::Gpr(n)), Reg::Gpr(r)) if *n == r);
-        let sem = crate::sem::x86_64::sem(op);
-        named || lo || sem.implicit.iter().any(|&(r, role)| r == reg && matches!(role, Role::W | Role::RW))
+        named || lo || implicit_writes(op).contains(&reg)
     }
     /// An access to memory at `[rsp + disp]` (no index) whose bytes (its operand's width) lie below the return address
     /// (inside the frame the prologue made: local storage, vector save area, pushed registers) leaves it

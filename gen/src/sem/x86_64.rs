@@ -989,6 +989,20 @@ mod tests {
         }
     }
 
+    /// The ABI's write check (`abi::x86_64::implicit_writes`, below this layer) lists exactly the registers the
+    /// semantics write without naming them.
+    #[test]
+    fn implicit_writes_agree_with_the_abi() {
+        for s in SEMS {
+            let mut sem: Vec<Reg> =
+                s.implicit.iter().filter(|(_, role)| matches!(role, Role::W | Role::RW)).map(|&(r, _)| r).collect();
+            let mut abi = crate::abi::x86_64::implicit_writes(s.op).to_vec();
+            sem.sort_by_key(|r| format!("{r:?}"));
+            abi.sort_by_key(|r| format!("{r:?}"));
+            assert_eq!(sem, abi, "{:?}: the semantics' implicit writes and the ABI's", s.op);
+        }
+    }
+
     #[test]
     fn sbox_is_aes() {
         assert_eq!((SBOX[0], SBOX[1], SBOX[0x53], SBOX[0xff]), (0x63, 0x7c, 0xed, 0x16));
