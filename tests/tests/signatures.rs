@@ -448,6 +448,7 @@ fn scratch(test: &str) -> PathBuf {
 }
 
 /// The test kernel's listing for `target`, written into `dir` (with `ext`).
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
 fn write_listing(dir: &Path, target: Target, ext: &str) -> PathBuf {
     write_listing_with(dir, target, ext, None)
 }
