@@ -149,6 +149,8 @@ pub mod sections;
 pub mod semantics;
 pub mod sweep;
 mod tools;
+#[cfg(windows)]
+pub mod win_memory;
 pub use tools::{ci, have_all, runs, tool_missing};
 
 /// The workspace's root folder.

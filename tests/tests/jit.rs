@@ -223,37 +223,12 @@ fn host_jit_is_w_xor_x_and_lists_its_kernels() {
     #[cfg(windows)]
     for k in jit.kernels() {
         let at = jit.entry(&k.name).unwrap();
-        assert_eq!(windows_protection(at), PAGE_EXECUTE_READ, "{}: the JIT's page is not read-execute only", k.name);
+        assert_eq!(
+            asmgen_tests::win_memory::protection(at as usize),
+            asmgen_tests::win_memory::PAGE_EXECUTE_READ,
+            "{}: the JIT's page is not read-execute only",
+            k.name
+        );
     }
     drop(jit);
-}
-
-/// PAGE_EXECUTE_READ (winnt.h).
-#[cfg(windows)]
-const PAGE_EXECUTE_READ: u32 = 0x20;
-
-/// The protection of the page holding `at` (VirtualQuery's MEMORY_BASIC_INFORMATION.Protect).
-#[cfg(windows)]
-fn windows_protection(at: *const u8) -> u32 {
-    #[repr(C)]
-    struct MemoryBasicInformation {
-        base: *mut u8,
-        allocation_base: *mut u8,
-        allocation_protect: u32,
-        partition_id: u16,
-        region_size: usize,
-        state: u32,
-        protect: u32,
-        kind: u32,
-    }
-    #[link(name = "kernel32")]
-    extern "system" {
-        fn VirtualQuery(address: *const u8, info: *mut MemoryBasicInformation, length: usize) -> usize;
-    }
-    let mut info = std::mem::MaybeUninit::<MemoryBasicInformation>::zeroed();
-    // SAFETY: VirtualQuery writes at most `length` bytes of the structure it is given.
-    let n = unsafe { VirtualQuery(at, info.as_mut_ptr(), std::mem::size_of::<MemoryBasicInformation>()) };
-    assert_eq!(n, std::mem::size_of::<MemoryBasicInformation>(), "VirtualQuery failed");
-    // SAFETY: VirtualQuery filled it (zeroed before in any case).
-    unsafe { info.assume_init() }.protect
 }

@@ -400,7 +400,7 @@ fn the_module_is_mapped_w_xor_x() {
     }
     #[cfg(windows)]
     {
-        assert_eq!(win::protection(at as *const u8), 0x20, "PAGE_EXECUTE_READ");
+        assert_eq!(asmgen_tests::win_memory::protection(at), asmgen_tests::win_memory::PAGE_EXECUTE_READ);
         for name in [WIDE, FRAMED] {
             let entry = m.entry(name).unwrap() as u64;
             let len = m.bytes(name).unwrap().len() as u64;
@@ -421,22 +421,9 @@ mod win {
         unwind_info: u32,
     }
 
-    #[repr(C)]
-    struct MemoryBasicInformation {
-        base: *mut u8,
-        allocation_base: *mut u8,
-        allocation_protect: u32,
-        partition_id: u16,
-        region_size: usize,
-        state: u32,
-        protect: u32,
-        kind: u32,
-    }
-
     #[link(name = "kernel32")]
     extern "system" {
         fn RtlLookupFunctionEntry(pc: u64, image_base: *mut u64, history: *mut u8) -> *const RuntimeFunction;
-        fn VirtualQuery(at: *const u8, info: *mut MemoryBasicInformation, len: usize) -> usize;
     }
 
     /// The code range of the unwind entry the OS finds for `pc`.
@@ -446,16 +433,5 @@ mod win {
         let rf = unsafe { RtlLookupFunctionEntry(pc, &mut base, std::ptr::null_mut()) };
         // SAFETY: a non-null entry is valid while its table is registered.
         (!rf.is_null()).then(|| unsafe { (base + (*rf).begin as u64, base + (*rf).end as u64) })
-    }
-
-    /// The protection of the page holding `at`.
-    pub(super) fn protection(at: *const u8) -> u32 {
-        // SAFETY: VirtualQuery fills the structure it is given.
-        unsafe {
-            let mut info: MemoryBasicInformation = std::mem::zeroed();
-            let n = VirtualQuery(at, &mut info, std::mem::size_of::<MemoryBasicInformation>());
-            assert_ne!(n, 0, "VirtualQuery failed");
-            info.protect
-        }
     }
 }

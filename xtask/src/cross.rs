@@ -139,11 +139,13 @@ const RUNS: &[Run] = &[
     },
 ];
 
-fn have(cmd: &str) -> bool {
+/// Whether `cmd` is on the `PATH`.
+pub(crate) fn have(cmd: &str) -> bool {
     Command::new("sh").arg("-c").arg(format!("command -v {cmd} >/dev/null")).status().is_ok_and(|s| s.success())
 }
 
-fn env_key(triple: &str, what: &str) -> String {
+/// Cargo's per-target variable `what` (`LINKER`, `RUNNER`) for `triple`.
+pub(crate) fn env_key(triple: &str, what: &str) -> String {
     format!("CARGO_TARGET_{}_{what}", triple.to_uppercase().replace('-', "_"))
 }
 
@@ -162,7 +164,7 @@ const WINDOWS: &str = "x86_64-pc-windows-gnu";
 
 /// The wine prefix of the Windows runs, relative to the workspace root; `.ci/wine/setup.sh` makes it (with the
 /// stub `bcryptprimitives.dll` wine 8.0 lacks, without which every Rust program exits 53).
-const WINE_PREFIX: &str = ".tools/wine";
+pub(crate) const WINE_PREFIX: &str = ".tools/wine";
 
 /// The most seconds one test binary may run under qemu-user before `timeout` kills it (the slowest, the
 /// interpreter and mode suites, take about two minutes).
@@ -275,17 +277,17 @@ fn windows(root: &Path) -> Result<(), String> {
 }
 
 /// The cargo runner of the Windows rows: wine, run once more only when wine lost its server (see there).
-const WINE_RUNNER: &str = ".ci/wine/run.sh";
+pub(crate) const WINE_RUNNER: &str = ".ci/wine/run.sh";
 
 /// A persistent wineserver for the Windows rows (`wineserver -p`), stopped when dropped. Without it each test
 /// binary's wine starts a server that lingers and exits after the binary; a binary starting as it exits gets
 /// "wine client error: ... Connection reset by peer" and fails (seen in CI).
-struct WineServer<'a> {
+pub(crate) struct WineServer<'a> {
     prefix: &'a Path,
 }
 
 impl<'a> WineServer<'a> {
-    fn start(prefix: &'a Path) -> Result<Self, String> {
+    pub(crate) fn start(prefix: &'a Path) -> Result<Self, String> {
         let status = Self::command(prefix).arg("-p").status().map_err(|e| format!("running wineserver: {e}"))?;
         if !status.success() {
             return Err(format!("wineserver -p failed ({status})"));

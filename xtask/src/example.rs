@@ -6,6 +6,7 @@
 //! The example builds into its own target folder (`examples/chacha20/target`). A missing cross tool skips
 //! that target with a notice, or fails the task when the environment variable `CI` is set.
 
+use crate::cross::{env_key, have, WineServer, WINE_PREFIX, WINE_RUNNER};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -42,20 +43,9 @@ const QEMU_RUNS: &[Run] = &[
 const WINDOWS: Run = Run {
     triple: "x86_64-pc-windows-gnu",
     linker: "x86_64-w64-mingw32-gcc",
-    runner: &["bash", ".ci/wine/run.sh"],
+    runner: &["bash", WINE_RUNNER],
     label: "the Win64 listing under wine",
 };
-
-/// The wine prefix, relative to the workspace root (`.ci/wine/setup.sh` makes it).
-const WINE_PREFIX: &str = ".tools/wine";
-
-fn have(cmd: &str) -> bool {
-    Command::new("sh").arg("-c").arg(format!("command -v {cmd} >/dev/null")).status().is_ok_and(|s| s.success())
-}
-
-fn env_key(triple: &str, what: &str) -> String {
-    format!("CARGO_TARGET_{}_{what}", triple.to_uppercase().replace('-', "_"))
-}
 
 /// `cargo <args>` in the example's folder, building into its own target folder.
 fn cargo(root: &Path, args: &[&str]) -> Command {
@@ -128,33 +118,4 @@ pub fn run(root: &Path, args: &[String]) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-/// A persistent wineserver for the run (`wineserver -p`), stopped when dropped: without it each test binary's
-/// wine starts a server that may be exiting as the next binary connects (see `cross.rs`).
-struct WineServer<'a> {
-    prefix: &'a Path,
-}
-
-impl<'a> WineServer<'a> {
-    fn start(prefix: &'a Path) -> Result<Self, String> {
-        let s = Self::command(prefix).arg("-p").status().map_err(|e| format!("running wineserver: {e}"))?;
-        if !s.success() {
-            return Err(format!("wineserver -p failed ({s})"));
-        }
-        Ok(WineServer { prefix })
-    }
-
-    fn command(prefix: &Path) -> Command {
-        let mut cmd = Command::new("wineserver");
-        cmd.env("WINEPREFIX", prefix).env("WINEDEBUG", "-all");
-        cmd
-    }
-}
-
-impl Drop for WineServer<'_> {
-    fn drop(&mut self) {
-        let _ = Self::command(self.prefix).arg("-k").status();
-        let _ = Self::command(self.prefix).arg("-w").status();
-    }
 }
