@@ -872,6 +872,22 @@ mod tests {
         }
     }
 
+    /// "abc" padded to one SHA block (FIPS 180-4), big-endian words in v4..v7: the schedule the SHA tests start from.
+    fn load_abc(m: &mut Machine<'_>) {
+        let mut block = [0u8; 64];
+        block[..4].copy_from_slice(b"abc\x80");
+        block[63] = 24;
+        for j in 0..4 {
+            m.state.v[4 + j] =
+                from_s(std::array::from_fn(|i| u32::from_be_bytes(block[16 * j + 4 * i..][..4].try_into().unwrap())));
+        }
+    }
+
+    /// Runs entry `op` on `o`.
+    fn exec(m: &mut Machine<'_>, op: Op, o: &[Operand]) {
+        (sem(op).exec)(m, o).unwrap();
+    }
+
     /// SHA-256("abc") (FIPS 180-4's example) through the entries, as the Arm ARM's sequence uses them: per four
     /// rounds `sha256h`/`sha256h2` on `W + K` (v2), the state in q0 (a, b, c, d) and q1 (e, f, g, h), the schedule
     /// (v4..v7) by `sha256su0` then `sha256su1`.
@@ -882,20 +898,11 @@ mod tests {
         let frac = |x: f64| (x.fract() * 4294967296.0) as u32;
         let k: Vec<u32> = primes.iter().map(|&p| frac((p as f64).cbrt())).collect();
         let h: Vec<u32> = primes[..8].iter().map(|&p| frac((p as f64).sqrt())).collect();
-        let mut block = [0u8; 64];
-        block[..4].copy_from_slice(b"abc\x80");
-        block[63] = 24;
         let mut mem = NoMemory;
         let mut m = Machine { state: State::default(), mem: &mut mem };
-        for j in 0..4 {
-            m.state.v[4 + j] =
-                from_s(std::array::from_fn(|i| u32::from_be_bytes(block[16 * j + 4 * i..][..4].try_into().unwrap())));
-        }
+        load_abc(&mut m);
         m.state.v[0] = from_s([h[0], h[1], h[2], h[3]]);
         m.state.v[1] = from_s([h[4], h[5], h[6], h[7]]);
-        fn exec(m: &mut Machine<'_>, op: Op, o: &[Operand]) {
-            (sem(op).exec)(m, o).unwrap();
-        }
         for i in 0..16 {
             let w = |ahead: usize| 4 + ((i + ahead) % 4) as u8;
             m.state.v[8] = from_s(std::array::from_fn(|j| k[4 * i + j]));
@@ -919,20 +926,11 @@ mod tests {
         use Operand::{Q, S as Sr, V as Vr};
         const K: [u32; 4] = [0x5a827999, 0x6ed9eba1, 0x8f1bbcdc, 0xca62c1d6];
         const H: [u32; 5] = [0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0];
-        let mut block = [0u8; 64];
-        block[..4].copy_from_slice(b"abc\x80");
-        block[63] = 24;
         let mut mem = NoMemory;
         let mut m = Machine { state: State::default(), mem: &mut mem };
-        for j in 0..4 {
-            m.state.v[4 + j] =
-                from_s(std::array::from_fn(|i| u32::from_be_bytes(block[16 * j + 4 * i..][..4].try_into().unwrap())));
-        }
+        load_abc(&mut m);
         m.state.v[0] = from_s([H[0], H[1], H[2], H[3]]);
         m.state.v[1] = from_s([H[4], 0, 0, 0]);
-        fn exec(m: &mut Machine<'_>, op: Op, o: &[Operand]) {
-            (sem(op).exec)(m, o).unwrap();
-        }
         for i in 0..20 {
             let w = |ahead: usize| 4 + ((i + ahead) % 4) as u8;
             m.state.v[8] = from_s([K[i / 5]; 4]);
