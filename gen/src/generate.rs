@@ -255,7 +255,8 @@ impl Generator {
     }
 
     /// The project's kernel sets: roles with their C contracts, by which the headers group the prototypes,
-    /// and per target the sets the runtime dispatches over, written into the headers and `mod.rs`.
+    /// and per target the sets the runtime dispatches over (their symbols as the functions are named before
+    /// the prefix, which the generator applies), written into the headers and `mod.rs`.
     #[doc(hidden)]
     pub fn kernel_sets(
         mut self,
@@ -274,7 +275,6 @@ impl Generator {
 
     /// Every file, in memory, paths relative to the output folder.
     pub fn files(&self) -> Result<Vec<GeneratedFile>, GenError> {
-        self.check_prefix()?;
         let mut files = Vec::new();
         for &target in &self.targets {
             files.extend(self.files_for(target)?);
@@ -417,10 +417,13 @@ impl Generator {
         if target.syntax == Syntax::Nasm && gas_beside {
             return Ok(files);
         }
-        let sets = match &self.sets {
+        let mut sets = match &self.sets {
             Some(sets) => sets(target)?,
             None => Vec::new(),
         };
+        for (_, sym) in sets.iter_mut().flat_map(|t| t.kernels.iter_mut()) {
+            *sym = self.symbol(sym);
+        }
         for (l, spec) in listings.iter().zip(self.listings.iter().filter(|l| l.has(target.arch))) {
             let notes = spec.notes_of(target.arch);
             let header = HeaderSpec {

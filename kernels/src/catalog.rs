@@ -51,31 +51,27 @@ impl Naming {
     /// The checked-in files' naming.
     pub const CHECKED_IN: Naming =
         Naming { prefix: Cow::Borrowed(SYMBOL_PREFIX), visibility: emit::gas::Visibility::Hidden };
-
-    /// The symbol of a function the kernels name `asmgen_<rest>`: `<prefix>_<rest>`.
-    fn symbol(&self, name: &str) -> String {
-        match name.strip_prefix(SYMBOL_PREFIX).and_then(|r| r.strip_prefix('_')) {
-            Some(rest) if self.prefix.is_empty() => rest.to_string(),
-            Some(rest) => format!("{}_{rest}", self.prefix),
-            None => name.to_string(),
-        }
-    }
 }
 
-/// The kernels' functions without the `asmgen_` their builders name them with (labels too): the generator
-/// applies the prefix.
+/// A kernel's symbol without the `asmgen_` its builder names it with (`asmgen_sm4_ecb_avx`: `sm4_ecb_avx`), to
+/// which the generator applies the prefix.
+fn bare(name: &str) -> Option<&str> {
+    name.strip_prefix(SYMBOL_PREFIX).and_then(|r| r.strip_prefix('_'))
+}
+
+/// The kernels' functions renamed [`bare`] (labels too).
 fn unprefixed<I: Isa>(mut functions: Vec<asmgen::Function<I>>) -> Vec<asmgen::Function<I>> {
     for f in &mut functions {
-        if let Some(rest) = f.name.strip_prefix(SYMBOL_PREFIX).and_then(|r| r.strip_prefix('_')) {
-            let rest = rest.to_string();
+        if let Some(rest) = bare(&f.name).map(str::to_string) {
             f.rename(&rest);
         }
     }
     functions
 }
 
-/// The kernel sets of `target` as its header and `mod.rs` list them, their symbols named as `naming` says.
-fn set_tables(target: Target, naming: &Naming) -> Result<Vec<SetTable>, GenError> {
+/// The kernel sets of `target` as its header and `mod.rs` list them, their symbols [`bare`] (the generator
+/// applies the prefix).
+fn set_tables(target: Target) -> Result<Vec<SetTable>, GenError> {
     let abi = target.abi;
     let mut tables = match target.arch {
         Arch::X86_64 => X86_64_SETS.iter().map(|s| s.table(abi)).collect::<Result<Vec<_>, _>>()?,
@@ -83,7 +79,9 @@ fn set_tables(target: Target, naming: &Naming) -> Result<Vec<SetTable>, GenError
         Arch::Riscv64 => RISCV64_SETS.iter().map(|s| s.table(abi)).collect::<Result<Vec<_>, _>>()?,
     };
     for (_, sym) in tables.iter_mut().flat_map(|t| t.kernels.iter_mut()) {
-        *sym = naming.symbol(sym);
+        if let Some(rest) = bare(sym).map(str::to_string) {
+            *sym = rest;
+        }
     }
     Ok(tables)
 }
@@ -111,7 +109,6 @@ pub fn generator(out: impl Into<std::path::PathBuf>, naming: &Naming) -> Generat
         .aarch64(|abi| Ok(unprefixed(sm4::aarch64::functions(abi)?)))
         .riscv64(|abi| Ok(unprefixed(sm4::riscv64::functions(abi)?)));
     let roles: Vec<RoleDoc> = Role::all().map(|r| RoleDoc { name: r.name(), doc: r.c_doc() }).collect();
-    let tables_naming = naming.clone();
     Generator::new(out)
         .targets(&Target::GENERATED)
         .prefix(&naming.prefix)
@@ -120,7 +117,7 @@ pub fn generator(out: impl Into<std::path::PathBuf>, naming: &Naming) -> Generat
         .check_command(emit::gas::CHECK_COMMAND)
         .listing(ghash)
         .listing(sm4)
-        .kernel_sets(roles, move |target| set_tables(target, &tables_naming))
+        .kernel_sets(roles, set_tables)
 }
 
 /// The symbol prefix of every listing function (`asmgen_sm4_ecb_avx`), without its `_`: the C headers' file
