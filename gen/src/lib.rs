@@ -103,6 +103,7 @@ pub mod feature;
 pub mod generate;
 #[doc(hidden)]
 pub mod hash;
+pub mod import;
 #[doc(hidden)]
 pub mod ir;
 pub mod isa;

@@ -19,11 +19,14 @@
 //! * `bench --model`: llvm-mca-19 cycles/byte of the aarch64 and riscv64 hot loops (no such hardware here).
 //! * `example [native|aarch64|riscv64|windows]`: the worked example `examples/chacha20` (a crate outside the
 //!   workspace): rustfmt, clippy and its tests natively, then under qemu-user and wine.
+//! * `import FILE.S|FILE.o [--out DIR]`, `import --check DIR`: assembled code read back into kernels
+//!   (`asmgen::import`), and the coverage report of a folder of objects.
 
 mod audit;
 mod cross;
 mod diff;
 mod example;
+mod import;
 mod json;
 mod model;
 
@@ -143,10 +146,11 @@ fn main() -> ExitCode {
         Some("cross") => cross::run(&root(), &args[1..]),
         Some("jit-tests") => cross::jit_tests(&root()),
         Some("example") => example::run(&root(), &args[1..]),
+        Some("import") => import::run(&args[1..]),
         Some("bench") if args.get(1).map(String::as_str) == Some("--model") => model::run(&root()),
         Some("bench") => cross::bench(&root(), &args[1..]),
         _ => Err(
-            "usage: cargo xtask <gen [--out DIR [--target T] [--prefix P] [--visibility hidden|default]] | check | report [target] | audit [target] [--json] | diff <rev> [<rev2>] [--json] | jit-tests | cross [arch | windows] | example [native | arch | windows] | bench [filter] [--json FILE] [--svg DIR] | bench --model>"
+            "usage: cargo xtask <gen [--out DIR [--target T] [--prefix P] [--visibility hidden|default]] | check | report [target] | audit [target] [--json] | diff <rev> [<rev2>] [--json] | jit-tests | cross [arch | windows] | example [native | arch | windows] | import FILE [--out DIR] | import --check DIR | bench [filter] [--json FILE] [--svg DIR] | bench --model>"
                 .into(),
         ),
     };

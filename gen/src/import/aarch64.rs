@@ -1,0 +1,71 @@
+//! aarch64 decoding through the table's fixed-width encodings ([`super::fixed`]): the operand kinds built
+//! from field values, and their Rust spelling.
+
+use super::decode::{Decode, Decoded, Refs, Unknown};
+use super::fixed::{self, Operands32, Pattern};
+use crate::ir::Inst;
+use crate::isa::aarch64::{Aarch64, Op, Operand};
+use crate::label::Label;
+use std::sync::OnceLock;
+
+impl Operands32 for Aarch64 {
+    fn operand(kind: &str, v: i64) -> Option<Operand> {
+        let n = u8::try_from(v).ok().filter(|n| *n < 32);
+        Some(match kind {
+            "Xn" => n.map(|n| if n == 31 { Operand::Xzr } else { Operand::X(n) })?,
+            "XnSp" => n.map(|n| if n == 31 { Operand::Sp } else { Operand::X(n) })?,
+            "Wn" => n.map(|n| if n == 31 { Operand::Wzr } else { Operand::W(n) })?,
+            "Vn" => Operand::V(n?),
+            "Qn" => Operand::Q(n?),
+            "Dn" => Operand::D(n?),
+            "Sn" => Operand::S(n?),
+            "VList16b" => Operand::List4(n?, "16b"),
+            "VList4s" => Operand::List4(n?, "4s"),
+            "VListS" => Operand::List4(n?, "s"),
+            "Imm12" | "Imm8" | "Imm4" | "Shift" | "Lane" | "UOff" | "UOff1" | "SOff" | "Shift32" | "LaneS" => {
+                Operand::Imm(v)
+            }
+            _ => return None,
+        })
+    }
+    fn signed(kind: &str) -> bool {
+        matches!(kind, "SOff" | "Target")
+    }
+    fn label_operand(l: Label) -> Operand {
+        Operand::Label(l)
+    }
+    fn op_at(index: usize) -> Op {
+        Op::ALL[index]
+    }
+    const NOP: u32 = 0xd503_201f;
+    const PAD: Option<u32> = Some(0xd503_245f);
+}
+
+fn patterns() -> &'static [Pattern] {
+    static P: OnceLock<Vec<Pattern>> = OnceLock::new();
+    P.get_or_init(fixed::patterns::<Aarch64>)
+}
+
+impl Decode for Aarch64 {
+    fn decode(code: &[u8], at: usize, refs: &mut Refs) -> Result<(Decoded<Self>, usize), Unknown> {
+        fixed::decode::<Aarch64>(patterns(), code, at, refs)
+    }
+    fn reloc_mask(inst: &Inst<Self>, len: usize, _field: usize, _size: usize) -> Vec<u8> {
+        <Self as crate::isa::InstructionSet>::info(inst.op)
+            .encoding
+            .map_or(vec![0xff; len], |e| fixed::label_mask(&e, len))
+    }
+    fn rust_operand(_kind: &str, o: &Operand, label: &dyn Fn(&Label) -> String) -> String {
+        match o {
+            Operand::X(n) | Operand::W(n) => format!("X{n}"),
+            Operand::Sp => "SP".into(),
+            Operand::Xzr | Operand::Wzr => "XZR".into(),
+            Operand::V(n) | Operand::Q(n) | Operand::D(n) | Operand::S(n) | Operand::List4(n, _) => format!("V({n})"),
+            Operand::Imm(v) => format!("{v}"),
+            Operand::Label(l) => format!("&{}", label(l)),
+        }
+    }
+    const RUST_USES: &'static str = "use asmgen::isa::aarch64::{regs::*, A64Feature, Aarch64, V};";
+    const RUST_ISA: &'static str = "Aarch64";
+    const RUST_FEATURE: &'static str = "A64Feature";
+}

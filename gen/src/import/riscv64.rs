@@ -1,0 +1,70 @@
+//! riscv64 decoding through the table's fixed-width encodings ([`super::fixed`]): the operand kinds built
+//! from field values, and their Rust spelling.
+
+use super::decode::{Decode, Decoded, Refs, Unknown};
+use super::fixed::{self, Operands32, Pattern};
+use crate::ir::Inst;
+use crate::isa::riscv64::{mem, Op, Operand, Riscv64, VType, X};
+use crate::label::Label;
+use std::sync::OnceLock;
+
+/// The vector type of a `vtypei` immediate (tail and mask agnostic, as the table writes them).
+fn vtype(bits: i64) -> Option<VType> {
+    let t = VType { sew: 8 << ((bits >> 3) & 7), lmul: 1 << (bits & 7) };
+    (t.sew <= 64 && t.lmul <= 8 && t.bits() == bits).then_some(t)
+}
+
+impl Operands32 for Riscv64 {
+    fn operand(kind: &str, v: i64) -> Option<Operand> {
+        let n = u8::try_from(v).ok().filter(|n| *n < 32);
+        Some(match kind {
+            "Xr" => Operand::X(n?),
+            "Vr" => Operand::V(n?),
+            "VAddr" => Operand::Base(n?),
+            "M" => Operand::Mem(mem(X((v & 31) as u8), i32::try_from(v >> 5).ok()?)),
+            "VTypeI" => Operand::VType(vtype(v)?),
+            "Simm12" | "Shamt" | "Uimm5" | "Simm5" | "Bs" | "Uimm20" => Operand::Imm(v),
+            _ => return None,
+        })
+    }
+    fn signed(kind: &str) -> bool {
+        matches!(kind, "Simm12" | "Simm5" | "M" | "Target")
+    }
+    fn label_operand(l: Label) -> Operand {
+        Operand::Label(l)
+    }
+    fn op_at(index: usize) -> Op {
+        Op::ALL[index]
+    }
+    const NOP: u32 = 0x0000_0013;
+    const PAD: Option<u32> = None;
+}
+
+fn patterns() -> &'static [Pattern] {
+    static P: OnceLock<Vec<Pattern>> = OnceLock::new();
+    P.get_or_init(fixed::patterns::<Riscv64>)
+}
+
+impl Decode for Riscv64 {
+    fn decode(code: &[u8], at: usize, refs: &mut Refs) -> Result<(Decoded<Self>, usize), Unknown> {
+        fixed::decode::<Riscv64>(patterns(), code, at, refs)
+    }
+    fn reloc_mask(inst: &Inst<Self>, len: usize, _field: usize, _size: usize) -> Vec<u8> {
+        <Self as crate::isa::InstructionSet>::info(inst.op)
+            .encoding
+            .map_or(vec![0xff; len], |e| fixed::label_mask(&e, len))
+    }
+    fn rust_operand(_kind: &str, o: &Operand, label: &dyn Fn(&Label) -> String) -> String {
+        match o {
+            Operand::X(n) | Operand::Base(n) => format!("X({n})"),
+            Operand::V(n) => format!("V({n})"),
+            Operand::Imm(v) => format!("{v}"),
+            Operand::Mem(m) => format!("mem(X({}), {})", m.base().0, m.offset()),
+            Operand::VType(t) => format!("VType {{ sew: {}, lmul: {} }}", t.sew, t.lmul),
+            Operand::Label(l) => format!("&{}", label(l)),
+        }
+    }
+    const RUST_USES: &'static str = "use asmgen::isa::riscv64::{mem, RvFeature, Riscv64, VType, V, X};";
+    const RUST_ISA: &'static str = "Riscv64";
+    const RUST_FEATURE: &'static str = "RvFeature";
+}

@@ -1,0 +1,87 @@
+//! The Rust source of an imported function: a kernel written with the builder, one call per instruction.
+
+use super::decode::Decode;
+use crate::ir::{Function, Item};
+use crate::label::Label;
+use std::fmt::Write;
+
+/// The variable a label is held in.
+fn var(l: &Label, function: &str) -> String {
+    let name = l.name();
+    let short = name.strip_prefix("const_").unwrap_or(name);
+    let short = short.strip_prefix(function).map_or(short, |s| s.trim_start_matches('_'));
+    let mut v: String = short.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+    if v.is_empty() || v.starts_with(|c: char| c.is_ascii_digit()) {
+        v.insert(0, 'l');
+    }
+    v
+}
+
+/// The Rust source of `f` (imported from `file` at `offset`): a function building it with the builder.
+pub fn source<I: Decode>(f: &Function<I>, file: &str, offset: u64) -> String {
+    let mut s = String::new();
+    let insts = f.insts().count();
+    let _ = writeln!(
+        s,
+        "//! `{}`, imported by `cargo xtask import` from {file} (offset {offset:#x}): {insts} instructions.",
+        f.name
+    );
+    let _ = writeln!(s, "\n{}\nuse asmgen::{{Abi, Builder, Function, GenError}};\n", I::RUST_USES);
+    let _ = writeln!(s, "/// `{}`, imported.", f.name);
+    let fname = rust_name(&f.name);
+    let _ = writeln!(s, "pub fn {fname}(abi: Abi) -> Result<Function<{}>, GenError> {{", I::RUST_ISA);
+    let features: Vec<String> = f.required.iter().map(|x| format!("{}::{x:?}", I::RUST_FEATURE)).collect();
+    let _ =
+        writeln!(s, "    let mut b = Builder::<{}>::new({:?}, abi, &[{}]);", I::RUST_ISA, f.name, features.join(", "));
+    for c in &f.consts {
+        let bytes: Vec<String> = c.bytes.iter().map(|b| format!("{b:#04x}")).collect();
+        let name = c.label.name().strip_prefix("const_").unwrap_or(c.label.name());
+        let _ = writeln!(
+            s,
+            "    let {} = b.constant({name:?}, {}, {:?}, &[{}]);",
+            var(&c.label, &f.name),
+            c.align,
+            c.comment,
+            bytes.join(", ")
+        );
+    }
+    let mut labels: Vec<&Label> =
+        f.body.iter().filter_map(|i| if let Item::Label(l) = i { Some(l) } else { None }).collect();
+    labels.sort_by_key(|l| l.name().to_string());
+    for l in labels {
+        let v = var(l, &f.name);
+        let _ = writeln!(s, "    let {v} = b.label({v:?});");
+    }
+    for item in &f.body {
+        let _ = match item {
+            Item::Inst(inst) => {
+                let info = I::info(inst.op);
+                let args: Vec<String> = info
+                    .kinds
+                    .iter()
+                    .zip(inst.operands.iter())
+                    .map(|(k, o)| I::rust_operand(k, o, &|l: &Label| var(l, &f.name)))
+                    .collect();
+                writeln!(s, "    b.{}({});", info.method, args.join(", "))
+            }
+            Item::Label(l) => writeln!(s, "    b.bind(&{});", var(l, &f.name)),
+            Item::Align(k) => writeln!(s, "    b.align({k});"),
+            Item::Comment(c) => writeln!(s, "    b.comment({c:?});"),
+            Item::Blank => writeln!(s, "    b.blank();"),
+            Item::Cfi(_) => Ok(()),
+        };
+    }
+    let _ = writeln!(s, "    b.finish()\n}}");
+    s
+}
+
+/// A Rust function name for a symbol (keywords become raw identifiers).
+fn rust_name(name: &str) -> String {
+    let n: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
+    match n.as_str() {
+        "fn" | "mod" | "type" | "match" | "loop" | "move" | "ref" | "self" | "impl" | "use" | "where" => {
+            format!("r#{n}")
+        }
+        _ => n,
+    }
+}

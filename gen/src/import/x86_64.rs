@@ -1,0 +1,235 @@
+//! x86-64 decoding: iced-x86 decodes, and the table entry is the one whose encoding lists the decoded
+//! `Code` (the same list the lowering encodes through); operands are converted by the entry's kinds.
+
+use super::decode::{Decode, Decoded, Refs, Unknown};
+use crate::ir::{Inst, Operands};
+use crate::isa::x86_64::{Gpr, Mem, Op, Operand, Size, OPS, X86_64};
+use crate::label::Label;
+use iced_x86::{Code, Decoder, DecoderOptions, Formatter, Instruction, IntelFormatter, OpKind, Register};
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// The table entries per iced-x86 code.
+fn entries(code: Code) -> &'static [Op] {
+    static BY_CODE: OnceLock<HashMap<Code, Vec<Op>>> = OnceLock::new();
+    let map = BY_CODE.get_or_init(|| {
+        let mut map: HashMap<Code, Vec<Op>> = HashMap::new();
+        for (i, info) in OPS.iter().enumerate() {
+            for c in info.encoding.map_or(&[][..], |e| e.0) {
+                map.entry(*c).or_default().push(Op::ALL[i]);
+            }
+        }
+        map
+    });
+    map.get(&code).map_or(&[], Vec::as_slice)
+}
+
+fn text(i: &Instruction) -> String {
+    let mut s = String::new();
+    IntelFormatter::new().format(i, &mut s);
+    s
+}
+
+/// Whether `code` is a no-op that assemblers pad with.
+fn is_nop(code: Code) -> bool {
+    matches!(code, Code::Nopd | Code::Nopw | Code::Nopq | Code::Nop_rm16 | Code::Nop_rm32 | Code::Nop_rm64)
+}
+
+impl Decode for X86_64 {
+    fn decode(code: &[u8], at: usize, refs: &mut Refs) -> Result<(Decoded<Self>, usize), Unknown> {
+        let mut d = Decoder::with_ip(64, &code[at..], at as u64, DecoderOptions::NONE);
+        let i = d.decode();
+        let len = i.len();
+        if i.is_invalid() {
+            let bytes: Vec<String> = code[at..(at + 15).min(code.len())].iter().map(|b| format!("{b:02x}")).collect();
+            return Err(Unknown { len: 0, form: "invalid".into(), text: format!("bytes {}", bytes.join(" ")) });
+        }
+        match i.code() {
+            Code::Endbr64 => return Ok((Decoded::Pad, len)),
+            c if is_nop(c) => return Ok((Decoded::Nop, len)),
+            _ => {}
+        }
+        let unknown = |why: &str| Unknown { len, form: format!("{:?}", i.code()), text: format!("{}{why}", text(&i)) };
+        let ops = entries(i.code());
+        if ops.is_empty() {
+            return Err(unknown(""));
+        }
+        let mut last = String::new();
+        for &op in ops {
+            match operands(op, &i, at, refs) {
+                Ok(operands) => return Ok((Decoded::Inst(Inst { op, operands }), len)),
+                Err(e) => last = e,
+            }
+        }
+        Err(unknown(&format!(" ({last})")))
+    }
+
+    fn reloc_mask(_inst: &Inst<Self>, len: usize, field: usize, size: usize) -> Vec<u8> {
+        (0..len).map(|b| if (field..field + size).contains(&b) { 0 } else { 0xff }).collect()
+    }
+
+    fn rust_operand(kind: &str, o: &Operand, label: &dyn Fn(&Label) -> String) -> String {
+        rust_operand(kind, o, label)
+    }
+
+    const RUST_USES: &'static str =
+        "use asmgen::isa::x86_64::{mem, mem_index, regs::*, rip, rip_off, Gpr32, X86Feature, Xmm, Ymm, Zmm, X86_64};";
+    const RUST_ISA: &'static str = "X86_64";
+    const RUST_FEATURE: &'static str = "X86Feature";
+}
+
+/// The operands of entry `op` from the decoded instruction `i` at `at`.
+fn operands(op: Op, i: &Instruction, at: usize, refs: &mut Refs) -> Result<Operands<Operand>, String> {
+    let info = &OPS[op as usize];
+    if info.kinds.len() != i.op_count() as usize {
+        return Err(format!("{} operands, the entry {} has {}", i.op_count(), info.name, info.kinds.len()));
+    }
+    let mut out = Operands::new();
+    for (k, kind) in info.kinds.iter().enumerate() {
+        out.push(operand(kind, i, k as u32, at, refs)?);
+    }
+    Ok(out)
+}
+
+/// The number of `r` in its class (iced-x86 lists each class in order).
+fn number(r: Register, first: Register) -> u8 {
+    (r as u32 - first as u32) as u8
+}
+
+fn gpr(r: Register) -> Option<Operand> {
+    if r.is_gpr64() {
+        Some(Operand::Gpr(number(r, Register::RAX)))
+    } else if r.is_gpr32() {
+        Some(Operand::Gpr32(number(r, Register::EAX)))
+    } else {
+        None
+    }
+}
+
+fn vector(r: Register) -> Option<Operand> {
+    if r.is_xmm() {
+        Some(Operand::Xmm(number(r, Register::XMM0)))
+    } else if r.is_ymm() {
+        Some(Operand::Ymm(number(r, Register::YMM0)))
+    } else if r.is_zmm() {
+        Some(Operand::Zmm(number(r, Register::ZMM0)))
+    } else {
+        None
+    }
+}
+
+/// Operand `k` of `i` as the entry's kind `kind` holds it.
+fn operand(kind: &str, i: &Instruction, k: u32, at: usize, refs: &mut Refs) -> Result<Operand, String> {
+    let size = match kind {
+        "Xm" | "M128" => Some(Size::Xmmword),
+        "Ym" | "M256" => Some(Size::Ymmword),
+        "Zm" | "M512" => Some(Size::Zmmword),
+        "Rm64" | "M64" | "Addr" => Some(Size::Qword),
+        "M32" => Some(Size::Dword),
+        _ => None,
+    };
+    match i.op_kind(k) {
+        OpKind::Register => {
+            let r = i.op_register(k);
+            let o = gpr(r).or_else(|| vector(r)).ok_or_else(|| format!("register {r:?}"))?;
+            let fits = matches!(
+                (kind, &o),
+                ("R64" | "Ri64" | "Rm64", Operand::Gpr(_))
+                    | ("R32", Operand::Gpr32(_))
+                    | ("X" | "Xm", Operand::Xmm(_))
+                    | ("Y" | "Ym", Operand::Ymm(_))
+                    | ("Z" | "Zm", Operand::Zmm(_))
+            );
+            fits.then_some(o).ok_or_else(|| format!("register {r:?} for kind {kind}"))
+        }
+        OpKind::Memory => {
+            Ok(Operand::Mem(size.ok_or_else(|| format!("memory for kind {kind}"))?, memory(i, at, refs)?))
+        }
+        OpKind::Immediate8
+        | OpKind::Immediate8to32
+        | OpKind::Immediate8to64
+        | OpKind::Immediate32
+        | OpKind::Immediate32to64
+        | OpKind::Immediate64
+        | OpKind::Immediate8_2nd => {
+            let v = i.immediate(k) as i64;
+            match kind {
+                "Sel" => Ok(Operand::Sel(v as u8)),
+                "Imm" | "Ri64" => Ok(Operand::Imm(v)),
+                _ => Err(format!("immediate for kind {kind}")),
+            }
+        }
+        OpKind::NearBranch64 if kind == "Target" => Ok(Operand::Label(branch(i, at, refs)?)),
+        other => Err(format!("operand {other:?} for kind {kind}")),
+    }
+}
+
+/// A memory operand: base, index, scale and displacement, or RIP-relative to a label.
+fn memory(i: &Instruction, at: usize, refs: &mut Refs) -> Result<Mem, String> {
+    if i.is_ip_rel_memory_operand() {
+        let (label, disp) = match refs.reloc(at, i.len()) {
+            Some((field, r)) => {
+                let r = r.clone();
+                refs.reloc_label(&r, (i.len() - field) as i64)?
+            }
+            None => refs.label_at(refs.section, refs.start.wrapping_add(i.ip_rel_memory_address()) as i64, None)?,
+        };
+        let disp = i32::try_from(disp).map_err(|_| format!("displacement {disp} beyond 32 bits"))?;
+        return Ok(Mem { base: None, index: None, disp, label: Some(label) });
+    }
+    let reg = |r: Register| -> Result<Option<Gpr>, String> {
+        match r {
+            Register::None => Ok(None),
+            r if r.is_gpr64() => Ok(Some(Gpr(number(r, Register::RAX)))),
+            r => Err(format!("address register {r:?}")),
+        }
+    };
+    let base = reg(i.memory_base())?;
+    let index = reg(i.memory_index())?.map(|r| (r, i.memory_index_scale() as u8));
+    let disp = i.memory_displacement64() as i64;
+    let disp = i32::try_from(disp).map_err(|_| format!("displacement {disp:#x} beyond 32 bits"))?;
+    if base.is_none() && index.is_none() {
+        return Err("an absolute address".into());
+    }
+    Ok(Mem { base, index, disp, label: None })
+}
+
+/// The label a branch goes to: a relocation's symbol, or a place in the function.
+fn branch(i: &Instruction, at: usize, refs: &mut Refs) -> Result<Label, String> {
+    let (label, off) = match refs.reloc(at, i.len()) {
+        Some((field, r)) => {
+            let r = r.clone();
+            refs.reloc_label(&r, (i.len() - field) as i64)?
+        }
+        None => refs.label_at(refs.section, refs.start.wrapping_add(i.near_branch64()) as i64, None)?,
+    };
+    match off {
+        0 => Ok(label),
+        off => Err(format!("a branch to {} {off:+}", label.name())),
+    }
+}
+
+/// The Rust expression of an x86-64 operand.
+fn rust_operand(kind: &str, o: &Operand, label: &dyn Fn(&Label) -> String) -> String {
+    const GPR: [&str; 16] =
+        ["RAX", "RCX", "RDX", "RBX", "RSP", "RBP", "RSI", "RDI", "R8", "R9", "R10", "R11", "R12", "R13", "R14", "R15"];
+    let g = |n: u8| GPR[n as usize & 15].to_string();
+    match o {
+        Operand::Gpr(n) => g(*n),
+        Operand::Gpr32(n) => format!("Gpr32({n})"),
+        Operand::Xmm(n) => format!("Xmm({n})"),
+        Operand::Ymm(n) => format!("Ymm({n})"),
+        Operand::Zmm(n) => format!("Zmm({n})"),
+        Operand::Imm(v) if kind == "Imm" || kind == "Ri64" => format!("{v}"),
+        Operand::Imm(v) => format!("{v}"),
+        Operand::Sel(v) => format!("{v:#04x}"),
+        Operand::Label(l) => format!("&{}", label(l)),
+        Operand::Mem(_, m) => match (&m.label, m.base, m.index) {
+            (Some(l), _, _) if m.disp == 0 => format!("rip(&{})", label(l)),
+            (Some(l), _, _) => format!("rip_off(&{}, {})", label(l), m.disp),
+            (None, Some(b), None) => format!("mem({}, {})", g(b.0), m.disp),
+            (None, Some(b), Some((x, s))) => format!("mem_index({}, {}, {s}, {})", g(b.0), g(x.0), m.disp),
+            (None, None, _) => "/* unsupported address */".into(),
+        },
+    }
+}
