@@ -156,6 +156,8 @@ fn arguments() {
     assert_eq!(a.svg.as_deref(), Some(std::path::Path::new("docs/bench")));
     let b = parse(&["--svg", "out", "ghash"]).unwrap();
     assert_eq!((b.filter.as_deref(), b.json), (Some("ghash"), None));
+    let c = parse(&["--libgcrypt", "../shared/peers/libgcrypt-1.12.2/lib"]).unwrap();
+    assert_eq!(c.libgcrypt.as_deref(), Some(std::path::Path::new("../shared/peers/libgcrypt-1.12.2/lib")));
     assert!(parse(&["--json"]).unwrap_err().contains("needs a value"));
     assert!(parse(&["--plot", "x"]).unwrap_err().contains("unknown option"));
     assert!(parse(&["ghash", "polyval"]).unwrap_err().contains("second filter"));

@@ -386,7 +386,7 @@ pub fn jit_tests(root: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// Builds and runs the benchmark binary in release mode, passing `args` on (`[filter] [--json FILE] [--svg DIR]`;
+/// Builds and runs the benchmark binary in release mode, passing `args` on (`[filter] [--json FILE] [--svg DIR] [--libgcrypt DIR]`;
 /// it runs in the workspace root, so relative output paths are relative to it).
 pub fn bench(root: &Path, args: &[String]) -> Result<(), String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());

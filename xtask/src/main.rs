@@ -14,8 +14,9 @@
 //! * `jit-tests`: run the runtime's tests natively on the JIT's kernels, once per x86_64 kernel set.
 //! * `cross [arch|windows]`: run the runtime's tests for aarch64 and riscv64 under qemu-user, and for
 //!   x86_64-pc-windows-gnu under wine (the JIT's kernels too).
-//! * `bench [filter] [--json FILE] [--svg DIR]`: the benchmark table (this project beside libgcrypt, OpenSSL and
-//!   RustCrypto); `--json` writes the figures, `--svg` one chart per family (paths relative to the workspace root).
+//! * `bench [filter] [--json FILE] [--svg DIR] [--libgcrypt DIR]`: the benchmark table (this project beside
+//!   libgcrypt, OpenSSL and RustCrypto); `--json` writes the figures, `--svg` one chart per family (paths relative
+//!   to the workspace root); `--libgcrypt DIR` or `ASMGEN_LIBGCRYPT_DIR=DIR` loads libgcrypt from DIR.
 //! * `bench --model`: llvm-mca-19 cycles/byte of the aarch64 and riscv64 hot loops (no such hardware here).
 //! * `example [native|aarch64|riscv64|windows]`: the worked example `examples/chacha20` (a crate outside the
 //!   workspace): rustfmt, clippy and its tests natively, then under qemu-user and wine.
@@ -150,7 +151,7 @@ fn main() -> ExitCode {
         Some("bench") if args.get(1).map(String::as_str) == Some("--model") => model::run(&root()),
         Some("bench") => cross::bench(&root(), &args[1..]),
         _ => Err(
-            "usage: cargo xtask <gen [--out DIR [--target T] [--prefix P] [--visibility hidden|default]] | check | report [target] | audit [target] [--json] | diff <rev> [<rev2>] [--json] | jit-tests | cross [arch | windows] | example [native | arch | windows] | import FILE [--out DIR] | import --check DIR | bench [filter] [--json FILE] [--svg DIR] | bench --model>"
+            "usage: cargo xtask <gen [--out DIR [--target T] [--prefix P] [--visibility hidden|default]] | check | report [target] | audit [target] [--json] | diff <rev> [<rev2>] [--json] | jit-tests | cross [arch | windows] | example [native | arch | windows] | import FILE [--out DIR] | import --check DIR | bench [filter] [--json FILE] [--svg DIR] [--libgcrypt DIR] | bench --model>"
                 .into(),
         ),
     };

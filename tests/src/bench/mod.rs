@@ -11,7 +11,7 @@ pub mod svg;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-/// The benchmark's command line: `[FILTER] [--json FILE] [--svg DIR]`.
+/// The benchmark's command line: `[FILTER] [--json FILE] [--svg DIR] [--libgcrypt DIR]`.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Args {
     /// A kind ("sm4-ctr"), a prefix of several ("sm4"), or "jit" (the JIT report only).
@@ -20,6 +20,9 @@ pub struct Args {
     pub json: Option<PathBuf>,
     /// The folder for one SVG chart per family.
     pub svg: Option<PathBuf>,
+    /// The folder to load libgcrypt from (`libgcrypt.so.20`, and `libgpg-error.so.0` if it is there) instead
+    /// of the system's; the environment variable `ASMGEN_LIBGCRYPT_DIR` names it too, the flag wins.
+    pub libgcrypt: Option<PathBuf>,
 }
 
 impl Args {
@@ -32,6 +35,7 @@ impl Args {
             match a.as_str() {
                 "--json" => out.json = Some(value("--json")?.into()),
                 "--svg" => out.svg = Some(value("--svg")?.into()),
+                "--libgcrypt" => out.libgcrypt = Some(value("--libgcrypt")?.into()),
                 f if f.starts_with('-') => return Err(format!("unknown option {f}")),
                 _ if out.filter.is_some() => return Err(format!("a second filter {a}")),
                 _ => out.filter = Some(a),

@@ -13,8 +13,9 @@
 //! loaded at run time, so a machine without them reports the peer as missing, "n/a", with the command that
 //! installs it). OpenSSL's GHASH row is AES-128-GCM with AAD only (see asmgen_tests::bench::openssl).
 //!
-//! Usage: `bench [FILTER] [--json FILE] [--svg DIR]`: beside the text tables, the figures as JSON and one SVG
-//! chart (c/B against message size) per family (asmgen_tests::bench).
+//! Usage: `bench [FILTER] [--json FILE] [--svg DIR] [--libgcrypt DIR]`: beside the text tables, the figures as
+//! JSON and one SVG chart (c/B against message size) per family (asmgen_tests::bench). `--libgcrypt DIR` (or
+//! the environment variable `ASMGEN_LIBGCRYPT_DIR`) loads libgcrypt from DIR instead of the system's.
 
 use asmgen_runtime::{Ghash, Polyval};
 use asmgen_tests::bench::{self, openssl, Args, Family, Figures, Machine, Point, Series};
@@ -155,7 +156,9 @@ fn core_ghz() -> Option<f64> {
 
 mod gcrypt {
     //! libgcrypt through its C API, loaded with dlopen ([`asmgen_tests::bench::dl`]).
+    use asmgen_tests::bench::dl;
     use std::ffi::{c_char, c_int, c_void};
+    use std::path::Path;
 
     /// GCRY_CIPHER_AES (AES-128).
     pub const AES128: c_int = 7;
@@ -196,8 +199,27 @@ mod gcrypt {
         pub(crate) mac_ctl: unsafe extern "C" fn(Handle, c_int, *mut c_void, usize) -> u32,
     }
 
-    pub fn load() -> Option<Lib> {
-        let h = asmgen_tests::bench::dl::open("libgcrypt.so.20")?;
+    /// The system's libgcrypt (`None` where it is missing), or the one in `dir`: there a missing library or
+    /// symbol is an error, since the user asked for that build. `dir`'s libgpg-error, if it has one, is loaded
+    /// first, so that its libgcrypt links to it and not to an older system copy.
+    pub fn load(dir: Option<&Path>) -> Result<Option<Lib>, String> {
+        let Some(dir) = dir else { return Ok(open(dl::open("libgcrypt.so.20"))) };
+        let path = dir.join("libgcrypt.so.20");
+        if !path.is_file() {
+            return Err(format!("no libgcrypt.so.20 in {} (ASMGEN_LIBGCRYPT_DIR or --libgcrypt)", dir.display()));
+        }
+        let gpg_error = dir.join("libgpg-error.so.0");
+        if gpg_error.is_file() {
+            dl::open_path(&gpg_error)?;
+        }
+        let lib = open(Some(dl::open_path(&path)?))
+            .ok_or_else(|| format!("{} lacks a libgcrypt function the benchmark calls", path.display()))?;
+        println!("libgcrypt: {} from {}", version(&lib), dir.display());
+        Ok(Some(lib))
+    }
+
+    fn open(h: Option<dl::Library>) -> Option<Lib> {
+        let h = h?;
         // SAFETY: the symbols have the C signatures declared in gcrypt.h.
         unsafe {
             let lib = Lib {
@@ -987,7 +1009,7 @@ fn main() {
     let args = match Args::parse(std::env::args().skip(1)) {
         Ok(a) => a,
         Err(e) => {
-            eprintln!("bench: {e}\nusage: bench [FILTER] [--json FILE] [--svg DIR]");
+            eprintln!("bench: {e}\nusage: bench [FILTER] [--json FILE] [--svg DIR] [--libgcrypt DIR]");
             std::process::exit(2);
         }
     };
@@ -1012,7 +1034,15 @@ fn main() {
     if filter.as_deref().is_none_or(|f| "jit".starts_with(&f.to_ascii_lowercase())) {
         jit_report();
     }
-    let libs = Libs { gcrypt: gcrypt::load(), openssl: openssl::load() };
+    let gcrypt_dir = args.libgcrypt.clone().or_else(|| std::env::var_os("ASMGEN_LIBGCRYPT_DIR").map(Into::into));
+    let gcrypt = match gcrypt::load(gcrypt_dir.as_deref()) {
+        Ok(lib) => lib,
+        Err(e) => {
+            eprintln!("bench: {e}");
+            std::process::exit(1);
+        }
+    };
+    let libs = Libs { gcrypt, openssl: openssl::load() };
     let mut msg = vec![0u8; 8192];
     for (i, b) in msg.iter_mut().enumerate() {
         *b = (i * 131 + 7) as u8;
