@@ -190,6 +190,7 @@ const HOST_TOOL_TESTS: &[&str] = &[
     // tests/tests/assemblers.rs (llvm-mc-19, nasm) on the test-only kernels with frames.
     "kernels_with_frames_have_unwind_data_for_",
     "kernels_with_frames_assemble_for_every_target",
+    "importer_", // tests/tests/import.rs: host gcc, the cross gcc and llvm-mc-19 assemble what it imports
 ];
 
 /// The kernel sets the dispatcher picks on this CPU, natively (GHASH, SM4), as the `backends` binary of the

@@ -8,7 +8,7 @@
 //!   tables express, functions imported, functions re-encoded byte-identical, and the forms still missing, most
 //!   frequent first. It fails if a file cannot be read.
 
-use asmgen::import::{import_file, Import, Outcome};
+use asmgen::import::{import_file, import_object, Import, Outcome};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -20,9 +20,15 @@ fn assembler(name: &str) -> Option<(&'static str, &'static [&'static str])> {
     } else if name.contains("armv8") || name.contains("aarch64") || name.contains("arm64") {
         Some(("aarch64-linux-gnu-gcc", &["-march=armv8.2-a+crypto+sha3+sm4"]))
     } else if name.contains("riscv64") {
+        // clang: GNU as 2.40 lacks the vector crypto extensions. No compressed forms and no linker relaxation,
+        // so the object holds the final bytes.
         Some((
-            "riscv64-linux-gnu-gcc",
-            &["-march=rv64gcv_zbb_zbc_zbkb_zkn_zks_zvbb_zvbc_zvkg_zvkned_zvknhb_zvksed_zvksh"],
+            "clang-19",
+            &[
+                "--target=riscv64-linux-gnu",
+                "-march=rv64gv_zbb_zbc_zbkb_zbkc_zbkx_zknd_zkne_zknh_zksed_zksh_zvbb_zvbc_zvkg_zvkned_zvknhb_zvksed_zvksh",
+                "-mno-relax",
+            ],
         ))
     } else {
         None
@@ -73,7 +79,8 @@ fn one(file: &Path, out: &Path) -> Result<(), String> {
     let tmp = std::env::temp_dir().join(format!("asmgen-import-{}", std::process::id()));
     let includes: Vec<PathBuf> = file.parent().map(|p| p.join("include")).into_iter().filter(|p| p.is_dir()).collect();
     let obj = object_of(file, &tmp, &includes)?;
-    let import = import_file(&obj).map_err(|e| e.to_string())?;
+    let bytes = std::fs::read(&obj).map_err(|e| format!("{}: {e}", obj.display()))?;
+    let import = import_object(&file.display().to_string(), &bytes).map_err(|e| e.to_string())?;
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     for f in &import.functions {
         match &f.outcome {

@@ -65,7 +65,11 @@ impl Decode for Aarch64 {
             Operand::Label(l) => format!("&{}", label(l)),
         }
     }
-    const RUST_USES: &'static str = "use asmgen::isa::aarch64::{regs::*, A64Feature, Aarch64, V};";
+    const RUST_MODULE: &'static str = "asmgen::isa::aarch64";
+    const RUST_NAMES: &'static [&'static str] = &["A64Feature", "Aarch64", "V"];
+    fn is_reg_const(token: &str) -> bool {
+        matches!(token, "SP" | "XZR") || token.strip_prefix('X').is_some_and(|n| n.parse::<u8>().is_ok_and(|n| n <= 30))
+    }
     const RUST_ISA: &'static str = "Aarch64";
     const RUST_FEATURE: &'static str = "A64Feature";
 }

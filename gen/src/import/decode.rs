@@ -40,8 +40,12 @@ pub trait Decode: Isa + Lower {
     /// The Rust expression of operand `operand` of kind `kind` (a builder argument); `label` names a label's
     /// variable.
     fn rust_operand(kind: &str, operand: &Self::Operand, label: &dyn Fn(&Label) -> String) -> String;
-    /// The `use` lines of a generated kernel.
-    const RUST_USES: &'static str;
+    /// The module of the ISA's names in Rust (`asmgen::isa::x86_64`).
+    const RUST_MODULE: &'static str;
+    /// The names a generated kernel may use from it (functions, types), imported where used.
+    const RUST_NAMES: &'static [&'static str];
+    /// Whether `token` names a register constant of the module's `regs` (`RAX`, `X3`).
+    fn is_reg_const(token: &str) -> bool;
     /// The ISA's type name in Rust (`X86_64`).
     const RUST_ISA: &'static str;
     /// Its feature type's name in Rust (`X86Feature`).

@@ -123,7 +123,8 @@ pub fn read(bytes: &[u8]) -> Result<ObjectFile, String> {
                 RelocationTarget::Symbol(i) => {
                     let sym = file.symbol_by_index(i).map_err(|e| format!("relocation at {offset:#x}: {e}"))?;
                     match sym.section_index() {
-                        Some(sec) if sym.is_definition() || sym.kind() == object::SymbolKind::Section => Place::In {
+                        // Defined here: in a section (a label without a type or size is no `is_definition` to `object`).
+                        Some(sec) => Place::In {
                             section: sec.0,
                             offset: sym.address() - file.section_by_index(sec).map_or(0, |s| s.address()),
                             name: sym.name().ok().filter(|n| !n.is_empty()).map(strip),

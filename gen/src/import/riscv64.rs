@@ -64,7 +64,11 @@ impl Decode for Riscv64 {
             Operand::Label(l) => format!("&{}", label(l)),
         }
     }
-    const RUST_USES: &'static str = "use asmgen::isa::riscv64::{mem, RvFeature, Riscv64, VType, V, X};";
+    const RUST_MODULE: &'static str = "asmgen::isa::riscv64";
+    const RUST_NAMES: &'static [&'static str] = &["mem", "RvFeature", "Riscv64", "VType", "V", "X"];
+    fn is_reg_const(_token: &str) -> bool {
+        false
+    }
     const RUST_ISA: &'static str = "Riscv64";
     const RUST_FEATURE: &'static str = "RvFeature";
 }

@@ -3,6 +3,7 @@
 use super::decode::Decode;
 use crate::ir::{Function, Item};
 use crate::label::Label;
+use std::collections::BTreeSet;
 use std::fmt::Write;
 
 /// The variable a label is held in.
@@ -19,6 +20,14 @@ fn var(l: &Label, function: &str) -> String {
 
 /// The Rust source of `f` (imported from `file` at `offset`): a function building it with the builder.
 pub fn source<I: Decode>(f: &Function<I>, file: &str, offset: u64) -> String {
+    let body = body(f);
+    let tokens: BTreeSet<&str> =
+        body.split(|c: char| !c.is_ascii_alphanumeric() && c != '_').filter(|t| !t.is_empty()).collect();
+    let mut names: Vec<&str> = Vec::new();
+    if tokens.iter().any(|t| I::is_reg_const(t)) {
+        names.push("regs::*");
+    }
+    names.extend(I::RUST_NAMES.iter().copied().filter(|n| tokens.contains(n)));
     let mut s = String::new();
     let insts = f.insts().count();
     let _ = writeln!(
@@ -26,24 +35,31 @@ pub fn source<I: Decode>(f: &Function<I>, file: &str, offset: u64) -> String {
         "//! `{}`, imported by `cargo xtask import` from {file} (offset {offset:#x}): {insts} instructions.",
         f.name
     );
-    let _ = writeln!(s, "\n{}\nuse asmgen::{{Abi, Builder, Function, GenError}};\n", I::RUST_USES);
+    let _ = writeln!(
+        s,
+        "\nuse {}::{{{}}};\nuse asmgen::{{Abi, Builder, Function, GenError}};\n",
+        I::RUST_MODULE,
+        names.join(", ")
+    );
     let _ = writeln!(s, "/// `{}`, imported.", f.name);
-    let fname = rust_name(&f.name);
-    let _ = writeln!(s, "pub fn {fname}(abi: Abi) -> Result<Function<{}>, GenError> {{", I::RUST_ISA);
+    let _ = writeln!(s, "pub fn {}(abi: Abi) -> Result<Function<{}>, GenError> {{", rust_name(&f.name), I::RUST_ISA);
+    s.push_str(&body);
+    let _ = writeln!(s, "    b.finish()\n}}");
+    s
+}
+
+/// The statements of the function's body: the builder, its constants and labels, one call per item.
+fn body<I: Decode>(f: &Function<I>) -> String {
+    let mut s = String::new();
     let features: Vec<String> = f.required.iter().map(|x| format!("{}::{x:?}", I::RUST_FEATURE)).collect();
     let _ =
         writeln!(s, "    let mut b = Builder::<{}>::new({:?}, abi, &[{}]);", I::RUST_ISA, f.name, features.join(", "));
     for c in &f.consts {
         let bytes: Vec<String> = c.bytes.iter().map(|b| format!("{b:#04x}")).collect();
         let name = c.label.name().strip_prefix("const_").unwrap_or(c.label.name());
-        let _ = writeln!(
-            s,
-            "    let {} = b.constant({name:?}, {}, {:?}, &[{}]);",
-            var(&c.label, &f.name),
-            c.align,
-            c.comment,
-            bytes.join(", ")
-        );
+        let v = var(&c.label, &f.name);
+        let _ =
+            writeln!(s, "    let {v} = b.constant({name:?}, {}, {:?}, &[{}]);", c.align, c.comment, bytes.join(", "));
     }
     let mut labels: Vec<&Label> =
         f.body.iter().filter_map(|i| if let Item::Label(l) = i { Some(l) } else { None }).collect();
@@ -56,12 +72,9 @@ pub fn source<I: Decode>(f: &Function<I>, file: &str, offset: u64) -> String {
         let _ = match item {
             Item::Inst(inst) => {
                 let info = I::info(inst.op);
-                let args: Vec<String> = info
-                    .kinds
-                    .iter()
-                    .zip(inst.operands.iter())
-                    .map(|(k, o)| I::rust_operand(k, o, &|l: &Label| var(l, &f.name)))
-                    .collect();
+                let label = |l: &Label| var(l, &f.name);
+                let args: Vec<String> =
+                    info.kinds.iter().zip(inst.operands.iter()).map(|(k, o)| I::rust_operand(k, o, &label)).collect();
                 writeln!(s, "    b.{}({});", info.method, args.join(", "))
             }
             Item::Label(l) => writeln!(s, "    b.bind(&{});", var(l, &f.name)),
@@ -71,7 +84,6 @@ pub fn source<I: Decode>(f: &Function<I>, file: &str, offset: u64) -> String {
             Item::Cfi(_) => Ok(()),
         };
     }
-    let _ = writeln!(s, "    b.finish()\n}}");
     s
 }
 

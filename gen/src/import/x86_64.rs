@@ -72,8 +72,12 @@ impl Decode for X86_64 {
         rust_operand(kind, o, label)
     }
 
-    const RUST_USES: &'static str =
-        "use asmgen::isa::x86_64::{mem, mem_index, regs::*, rip, rip_off, Gpr32, X86Feature, Xmm, Ymm, Zmm, X86_64};";
+    const RUST_MODULE: &'static str = "asmgen::isa::x86_64";
+    const RUST_NAMES: &'static [&'static str] =
+        &["mem", "mem_index", "rip", "rip_off", "Gpr32", "X86Feature", "Xmm", "Ymm", "Zmm", "X86_64"];
+    fn is_reg_const(token: &str) -> bool {
+        token.starts_with('R') && crate::isa::x86_64::GPR64.iter().any(|r| r.eq_ignore_ascii_case(token))
+    }
     const RUST_ISA: &'static str = "X86_64";
     const RUST_FEATURE: &'static str = "X86Feature";
 }

@@ -1,0 +1,71 @@
+// Hand-written functions for the importer's round trip (tests/tests/import.rs): one per family of forms,
+// each a leaf with the AAPCS64 landing pad, only caller-saved registers, and a loop.
+	.arch	armv8.2-a+crypto+sha2+sha3
+	.text
+
+	.globl	imp_sha
+	.type	imp_sha, %function
+imp_sha:
+	hint	#34
+	ldr	q0, [x0]
+	ldr	q1, [x0, #16]
+1:
+	ld1	{v4.16b, v5.16b, v6.16b, v7.16b}, [x1], #64
+	sha256su0	v4.4s, v5.4s
+	sha256su1	v4.4s, v6.4s, v7.4s
+	sha256h	q0, q1, v4.4s
+	sha256h2	q1, q0, v4.4s
+	sha512su0	v4.2d, v5.2d
+	sha512h	q2, q3, v4.2d
+	sha1h	s16, s17
+	sha1c	q0, s16, v4.4s
+	subs	x2, x2, #1
+	b.ne	1b
+	str	q0, [x0]
+	ret
+	.size	imp_sha, .-imp_sha
+
+	.globl	imp_scalar
+	.type	imp_scalar, %function
+imp_scalar:
+	hint	#34
+	ldp	x3, x4, [x1]
+	adds	x3, x3, x4
+	adcs	x4, x4, x5
+	sbc	x5, x5, x6
+	sbcs	x6, x6, x7
+	mul	x7, x3, x4
+	umulh	x8, x3, x4
+	extr	x9, x3, x4, #13
+	ror	x10, x9, #7
+	ror	x11, x9, x10
+	csel	x12, x3, x4, eq
+	ldrb	w13, [x1, #3]
+	strb	w13, [x0, #5]
+	stp	x7, x8, [x0]
+	ret
+	.size	imp_scalar, .-imp_scalar
+
+	.globl	imp_permutes
+	.type	imp_permutes, %function
+imp_permutes:
+	hint	#34
+	ld4r	{v0.4s, v1.4s, v2.4s, v3.4s}, [x1]
+	zip1	v4.4s, v0.4s, v1.4s
+	zip2	v5.2d, v2.2d, v3.2d
+	trn1	v6.16b, v4.16b, v5.16b
+	uzp2	v7.4s, v6.4s, v4.4s
+	sli	v7.4s, v6.4s, #7
+	adrp	x2, imp_table
+	add	x2, x2, :lo12:imp_table
+	ldr	q16, [x2]
+	eor	v7.16b, v7.16b, v16.16b
+	str	q7, [x0]
+	ret
+	.size	imp_permutes, .-imp_permutes
+
+	.section	.rodata
+	.p2align	4
+imp_table:
+	.quad	0x0123456789abcdef, 0xfedcba9876543210
+	.section	.note.GNU-stack, "", %progbits

@@ -1,0 +1,82 @@
+# Hand-written functions for the importer's round trip (tests/tests/import.rs): one per family of forms,
+# each a leaf with the System V landing pad, only caller-saved registers, and a loop.
+	.intel_syntax noprefix
+	.text
+
+	.globl	imp_sha_ni
+	.type	imp_sha_ni, @function
+imp_sha_ni:
+	endbr64
+	movdqu	xmm1, xmmword ptr [rdi]
+	movdqu	xmm2, xmmword ptr [rdi + 16]
+	pshufd	xmm1, xmm1, 0x1b
+	palignr	xmm2, xmm1, 8
+	sha256msg1	xmm1, xmm2
+	sha256msg2	xmm1, xmm2
+	sha256rnds2	xmm2, xmm1, xmm0
+	movdqu	xmmword ptr [rdi], xmm2
+	ret
+	.size	imp_sha_ni, .-imp_sha_ni
+
+	.globl	imp_aes
+	.type	imp_aes, @function
+imp_aes:
+	endbr64
+	movdqa	xmm0, xmmword ptr [rsi]
+1:
+	aesenc	xmm0, xmmword ptr [rdi]
+	aesenclast	xmm0, xmm1
+	aesdec	xmm0, xmm2
+	aesdeclast	xmm0, xmm3
+	vaesenc	ymm4, ymm5, ymm6
+	vaesenclast	xmm4, xmm5, xmm6
+	vaesimc	xmm7, xmm8
+	vaeskeygenassist	xmm9, xmm10, 0x36
+	pxor	xmm0, xmm9
+	add	rdi, 16
+	sub	rdx, 1
+	jnz	1b
+	movdqa	xmmword ptr [rsi], xmm0
+	ret
+	.size	imp_aes, .-imp_aes
+
+	.globl	imp_bignum
+	.type	imp_bignum, @function
+imp_bignum:
+	endbr64
+	mov	rdx, qword ptr [rsi]
+	mulx	r9, r8, qword ptr [rsi + 8]
+	adcx	r8, rax
+	adox	r9, rcx
+	mov	rax, qword ptr [rdi]
+	mul	qword ptr [rsi]
+	imul	rcx, r10
+	sbb	r11, rcx
+	rorx	r10, r9, 14
+	rol	r10, 3
+	ror	r11, 1
+	shld	r8, r9, 7
+	shrd	r8, r9, 9
+	mov	qword ptr [rdi], r8
+	ret
+	.size	imp_bignum, .-imp_bignum
+
+	.globl	imp_avx2_lanes
+	.type	imp_avx2_lanes, @function
+imp_avx2_lanes:
+	endbr64
+	vmovdqu	ymm0, ymmword ptr [rdi]
+	vperm2i128	ymm1, ymm0, ymm0, 0x01
+	vpermq	ymm2, ymm1, 0x4e
+	vpblendd	ymm3, ymm2, ymm0, 0xf0
+	vpxor	ymm3, ymm3, ymmword ptr [rip + imp_mask]
+	vmovdqu	ymmword ptr [rdi], ymm3
+	vzeroupper
+	ret
+	.size	imp_avx2_lanes, .-imp_avx2_lanes
+
+	.section	.rodata
+	.p2align	5
+imp_mask:
+	.quad	1, 2, 3, 4
+	.section	.note.GNU-stack, "", @progbits
