@@ -319,6 +319,12 @@ pub struct Frame<I: InstructionSet> {
     /// The parameters passed on the stack that the prologue loads into registers, after its saves (empty for
     /// most functions).
     pub stack_params: Vec<StackParam<I::Gpr>>,
+    /// Whether the body is the whole function ([`crate::Builder::naked`]): no prologue, epilogue or unwind
+    /// data are derived; the body saves, restores and returns itself. For code imported as it is.
+    pub naked: bool,
+    /// Whether the function starts with its ABI's landing pad (every function but a naked one that asks
+    /// otherwise, [`crate::Builder::without_landing_pad`]).
+    pub landing_pad: bool,
 }
 
 /// A function's local storage on the stack: the prologue allocates it below the saved registers and the

@@ -3,6 +3,7 @@
 //! (prologue, body, epilogue) and the constant pool of a listing (deduplicated by name, in name order, each at
 //! its alignment).
 
+use crate::abi::LandingPad;
 use crate::error::GenError;
 use crate::ir::{Const, Function, Item};
 use crate::platform::Isa;
@@ -31,10 +32,24 @@ impl<I: Isa> FunctionItems<'_, I> {
     }
 }
 
-/// The items of `f` as they are emitted under its ABI.
+/// The items of `f` as they are emitted under its ABI (a naked function's: its body).
 pub fn function_items<I: Isa>(f: &Function<I>) -> FunctionItems<'_, I> {
-    let (prologue, epilogue) = I::prologue_epilogue(f.abi, &f.frame);
+    let (prologue, epilogue) = prologue_epilogue(f);
     FunctionItems { prologue, body: &f.body, epilogue }
+}
+
+/// The prologue and epilogue of `f` under its ABI: none for a naked function.
+pub fn prologue_epilogue<I: Isa>(f: &Function<I>) -> (Vec<Item<I>>, Vec<Item<I>>) {
+    if f.frame.naked {
+        (Vec::new(), Vec::new())
+    } else {
+        I::prologue_epilogue(f.abi, &f.frame)
+    }
+}
+
+/// The landing pad `f` starts with: its ABI's, unless a naked function dropped it.
+pub fn landing_pad<I: Isa>(f: &Function<I>) -> Option<LandingPad> {
+    I::landing_pad(f.abi).filter(|_| f.frame.landing_pad)
 }
 
 /// The constants of `functions`, as the constant section holds them: one per name, in name order. Two

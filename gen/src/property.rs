@@ -135,13 +135,13 @@ impl Protections {
     /// What function `f` does, read from its description: its ABI's landing pad, prologue and epilogue, and
     /// its body.
     pub fn facts<I: Isa>(&self, f: &Function<I>) -> FlowFacts {
-        let (prologue, epilogue) = I::prologue_epilogue(f.abi, &f.frame);
+        let (prologue, epilogue) = crate::layout::prologue_epilogue(f);
         let body = insts(&f.body);
         let all: Vec<&Inst<I>> =
             insts(&prologue).into_iter().chain(body.iter().copied()).chain(insts(&epilogue)).collect();
         let link = |i: &&Inst<I>| self.link_register.is_some_and(|lr| names(i, |r| I::reg_name(r) == lr));
         FlowFacts {
-            landing_pad: I::landing_pad(f.abi) == Some(self.pad),
+            landing_pad: crate::layout::landing_pad(f) == Some(self.pad),
             plain_returns: all.iter().all(|i| self.plain_transfer(i)),
             touches_return_address: all.iter().any(link)
                 || body.iter().any(|i| I::touches_return_address(f.abi, &f.frame, i.op, &i.operands)),

@@ -310,7 +310,14 @@ mod tests {
     use super::*;
 
     fn frame(saved: &[Reg]) -> Frame<Aarch64> {
-        Frame { saved: saved.to_vec(), params: 0, locals: Default::default(), stack_params: Vec::new() }
+        Frame {
+            saved: saved.to_vec(),
+            params: 0,
+            locals: Default::default(),
+            stack_params: Vec::new(),
+            naked: false,
+            landing_pad: true,
+        }
     }
 
     fn pairs(abi: Abi, saved: &[Reg]) -> Vec<(bool, u8, Option<u8>)> {

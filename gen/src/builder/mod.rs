@@ -60,6 +60,9 @@ pub struct Builder<I: Isa> {
     error: Option<String>,
     /// The local storage asked for ([`Builder::frame`]).
     locals: Locals,
+    /// Whether the body is the whole function ([`Builder::naked`]), and whether it starts with the landing pad.
+    naked: bool,
+    landing_pad: bool,
     /// Whether comment, blank and documentation lines are kept ([`without_text`] drops them).
     text: bool,
     /// Where the body goes instead of `body` ([`streaming`]): the JIT's lowering, fed as the body is made.
@@ -161,6 +164,8 @@ impl<I: Isa> Builder<I> {
             last_referenced: 0,
             error: None,
             locals: Locals::default(),
+            naked: false,
+            landing_pad: true,
             text: TEXT.with(Cell::get),
             sink,
         }
@@ -365,7 +370,9 @@ impl<I: Isa> Builder<I> {
             self.fail(message);
             return false;
         }
-        if I::writes_stack(op, operands, self.locals.over_aligned().then(|| I::frame_base(self.abi)).flatten()) {
+        if !self.naked
+            && I::writes_stack(op, operands, self.locals.over_aligned().then(|| I::frame_base(self.abi)).flatten())
+        {
             self.fail_stack_write(op, operands);
         }
         for o in operands {
@@ -514,6 +521,26 @@ impl<I: Isa> Builder<I> {
         label
     }
 
+    /// Makes the body the whole function: no prologue or epilogue is derived (the body saves and restores the
+    /// registers it uses, moves the stack pointer and returns itself) and no unwind data is written (no CFI,
+    /// no Win64 or ARM64 SEH codes: a debugger or an exception cannot unwind through it). The landing pad
+    /// stays unless [`Builder::without_landing_pad`] drops it. This is for code imported as it is
+    /// ([`crate::import`]) whose prologue is not the ABI's; a kernel written here lets the builder derive its
+    /// frame. Errors (reported by [`Builder::finish`]): local storage asked for with [`Builder::frame`], or
+    /// parameters on the stack.
+    pub fn naked(&mut self) -> &mut Self {
+        self.naked = true;
+        self
+    }
+
+    /// Drops the landing pad (`endbr64`, `bti c`) a naked function would start with: for imported code that
+    /// has none. Indirect calls to it then fault where the CPU enforces landing pads, and the object no longer
+    /// marks IBT or BTI. An error (reported by [`Builder::finish`]) unless the function is naked.
+    pub fn without_landing_pad(&mut self) -> &mut Self {
+        self.landing_pad = false;
+        self
+    }
+
     /// Asks for `bytes` of local storage on the stack, aligned to `align` (a power of two; 32 or 64 for ymm or
     /// zmm spills), once per function: the prologue allocates it below the saved registers and the epilogue
     /// frees it, and the unwind data (DWARF CFI, Win64 and ARM64 SEH) describes both; a Windows frame of 4 KiB
@@ -599,6 +626,12 @@ impl<I: Isa> Builder<I> {
         if let Some(e) = &self.error {
             return Err(err(e.clone()));
         }
+        if !self.landing_pad && !self.naked {
+            return Err(err("only a naked function (Builder::naked) may drop its landing pad".into()));
+        }
+        if self.naked && (self.locals.bytes > 0 || !self.stack_params.is_empty()) {
+            return Err(err("a naked function has no prologue to make a stack frame or load stack parameters".into()));
+        }
         // Most references are to a label bound here (the same allocation); the rest to a constant, or to a label
         // of the same name.
         let bound = |l: &Label| {
@@ -637,7 +670,8 @@ impl<I: Isa> Builder<I> {
                 )));
             }
         }
-        let mut saved = self.saved;
+        // A naked body saves what it uses itself.
+        let mut saved = if self.naked { Vec::new() } else { self.saved };
         saved.sort();
         let mut body = self.body;
         if self.text {
@@ -652,7 +686,14 @@ impl<I: Isa> Builder<I> {
             signature: Signature { params: self.params, ret: self.ret },
             allowed: self.allowed,
             required: self.required,
-            frame: Frame { saved, params, locals: self.locals, stack_params: self.stack_params },
+            frame: Frame {
+                saved,
+                params,
+                locals: self.locals,
+                stack_params: self.stack_params,
+                naked: self.naked,
+                landing_pad: self.landing_pad,
+            },
             body,
             consts: self.consts,
         };

@@ -286,11 +286,13 @@ fn function<I: Isa>(
     }
     o.directive(I::align_directive(layout::FUNCTION_ALIGN_LOG2));
     o.line(format!("{sym}:"));
-    o.directive(fl.proc_start(&sym));
-    if let Some((pad, why)) = I::landing_pad(f.abi).map(syntax::landing_pad) {
+    if !f.frame.naked {
+        o.directive(fl.proc_start(&sym));
+    }
+    if let Some((pad, why)) = layout::landing_pad(f).map(syntax::landing_pad) {
         o.line(format!("\t{pad:<11} \t{} {why}", I::COMMENT));
     }
-    let mut at = usize::from(I::landing_pad(f.abi).is_some()) * 4;
+    let mut at = usize::from(layout::landing_pad(f).is_some()) * 4;
     for item in layout::function_items(f).iter() {
         match item {
             Item::Inst(i) => {
@@ -309,7 +311,9 @@ fn function<I: Isa>(
             }
         }
     }
-    o.directive(fl.proc_end());
+    if !f.frame.naked {
+        o.directive(fl.proc_end());
+    }
     if let Some(d) = fl.symbol_end(&sym) {
         o.directive(d);
     }

@@ -115,7 +115,7 @@ fn function(
     o.directive(format!("global {sym}"));
     o.directive(nasm::align_code(layout::FUNCTION_ALIGN_LOG2));
     o.line(format!("{sym}:"));
-    if let Some((pad, why)) = <X86_64 as crate::abi::Conventions>::landing_pad(f.abi).map(landing_pad) {
+    if let Some((pad, why)) = layout::landing_pad(f).map(landing_pad) {
         o.line(format!("\t{pad:<11} \t{} {why}", nasm::COMMENT));
     }
     let mut info = UnwindInfo::default();

@@ -14,8 +14,9 @@ pub enum Decoded<I: Isa> {
     Inst(Inst<I>),
     /// The ABI's landing pad (`endbr64`, `bti c`).
     Pad,
-    /// Padding: a no-op the importer turns into alignment where it ends at an aligned offset.
-    Nop,
+    /// Padding: a no-op the importer turns into alignment where it ends at an aligned offset, else into the
+    /// instruction, where a table entry expresses it.
+    Nop(Option<Inst<I>>),
 }
 
 /// An instruction the tables do not express: its form as the decoder names it (`Movups_xmm_xmmm128`,

@@ -159,13 +159,26 @@ pub fn decode<I: Operands32>(
             format!("a compressed instruction {:#06x} (RVC; asmgen's tables encode 32-bit words)", word & 0xffff);
         return Err(Unknown { len: 2, form: "compressed (RVC)".into(), text });
     }
+    let second = word_at(at + 4);
     if word == I::NOP {
-        return Ok((Decoded::Nop, 4));
+        let inst = matching::<I>(patterns, word, None, at, refs).map(|(d, _)| d);
+        return Ok((Decoded::Nop(inst.and_then(|d| if let Decoded::Inst(i) = d { Some(i) } else { None })), 4));
     }
     if Some(word) == I::PAD && at == 0 {
         return Ok((Decoded::Pad, 4));
     }
-    let second = word_at(at + 4);
+    matching::<I>(patterns, word, second, at, refs)
+        .ok_or_else(|| Unknown { len: 4, form: format!("word {word:#010x}"), text: format!("word {word:#010x}") })
+}
+
+/// The first entry of `patterns` that decodes `word` (and `second`, for two-word entries) with operands.
+fn matching<I: Operands32>(
+    patterns: &[Pattern],
+    word: u32,
+    second: Option<u32>,
+    at: usize,
+    refs: &mut Refs,
+) -> Option<(Decoded<I>, usize)> {
     for p in patterns {
         if word & p.mask != p.bits {
             continue;
@@ -178,12 +191,11 @@ pub fn decode<I: Operands32>(
         let info = &I::ops()[p.index];
         let Some(e) = info.encoding else { continue };
         let Some(vals) = values(&e, &words, info.kinds, I::signed) else { continue };
-        match operands::<I>(p.index, &e, &vals, at, words.len() * 4, refs) {
-            Ok(ops) => return Ok((Decoded::Inst(Inst { op: I::op_at(p.index), operands: ops }), words.len() * 4)),
-            Err(_) => continue,
+        if let Ok(ops) = operands::<I>(p.index, &e, &vals, at, words.len() * 4, refs) {
+            return Some((Decoded::Inst(Inst { op: I::op_at(p.index), operands: ops }), words.len() * 4));
         }
     }
-    Err(Unknown { len: 4, form: format!("word {word:#010x}"), text: format!("word {word:#010x}") })
+    None
 }
 
 /// The operands of entry `index` from its field values; the label operand from the relocation, or from the

@@ -38,6 +38,9 @@ pub struct Imported<I: Decode> {
     pub masks: Vec<(usize, Vec<u8>)>,
     /// Whether the prologue and epilogue were the ABI's for the registers the body uses.
     pub frame_mapped: bool,
+    /// The bytes of code the function holds: the symbol's, without the padding after its last instruction
+    /// (the next function's alignment).
+    pub len: usize,
 }
 
 /// One decoded instruction and where it lies.
@@ -61,7 +64,7 @@ pub fn import<I: Decode>(object: &ObjectFile, f: &FunctionSymbol, abi: Abi) -> I
         name: f.name.clone(),
     };
     let (decoded, missing, undecodable) = decode_all::<I>(code, &mut refs);
-    let instructions = decoded.iter().filter(|d| !matches!(d.decoded, Decoded::Nop)).count() + missing.len();
+    let instructions = decoded.iter().filter(|d| !matches!(d.decoded, Decoded::Nop(_))).count() + missing.len();
     let expressed = instructions - missing.len();
     let externals = refs.externals.keys().cloned().collect();
     let mut out = Imported {
@@ -72,6 +75,7 @@ pub fn import<I: Decode>(object: &ObjectFile, f: &FunctionSymbol, abi: Abi) -> I
         externals,
         masks: Vec::new(),
         frame_mapped: false,
+        len: code.len(),
     };
     out.function = if let Some(e) = undecodable {
         Err(e)
@@ -115,19 +119,24 @@ fn build<I: Decode>(
     f: &FunctionSymbol,
     abi: Abi,
     code: &[u8],
-    decoded: Vec<At<I>>,
+    mut decoded: Vec<At<I>>,
     refs: &Refs,
     out: &mut Imported<I>,
 ) -> Result<Function<I>, String> {
+    // Padding after the last instruction aligns the next function: not this one's.
+    let last = decoded.iter().rposition(|d| !matches!(d.decoded, Decoded::Nop(_))).map_or(0, |k| k + 1);
+    if last < decoded.len() && !refs.targets.keys().any(|t| *t >= decoded[last].at as u64) {
+        out.len = decoded[last].at;
+        decoded.truncate(last);
+    }
+    let code = &code[..out.len];
     let starts: BTreeSet<u64> = decoded.iter().map(|d| d.at as u64).chain([code.len() as u64]).collect();
     if let Some(t) = refs.targets.keys().find(|t| !starts.contains(t)) {
         return Err(format!("a branch or address into the middle of an instruction, at +{t:#x}"));
     }
     let pad = matches!(decoded.first().map(|d| &d.decoded), Some(Decoded::Pad));
-    if pad != I::landing_pad(abi).is_some() {
-        let why =
-            if pad { "starts with a landing pad the ABI does not" } else { "does not start with the landing pad" };
-        return Err(format!("{why} (asmgen's functions start with the ABI's)"));
+    if pad && I::landing_pad(abi).is_none() {
+        return Err("starts with a landing pad its ABI does not have".into());
     }
     let mut body = Vec::new();
     let mut i = usize::from(pad);
@@ -142,12 +151,9 @@ fn build<I: Decode>(
                 body.push(Item::Inst(copy(inst)));
                 i += 1;
             }
-            Decoded::Nop => {
-                let run = decoded[i..].iter().take_while(|d| matches!(d.decoded, Decoded::Nop)).count();
-                let (from, to) = (decoded[i].at, decoded[i + run - 1].at + decoded[i + run - 1].len);
-                body.push(Item::Align(alignment(f.offset + from as u64, f.offset + to as u64).ok_or_else(|| {
-                    format!("padding at +{from:#x}..+{to:#x} that does not end at an aligned offset")
-                })?));
+            Decoded::Nop(_) => {
+                let run = decoded[i..].iter().take_while(|d| matches!(d.decoded, Decoded::Nop(_))).count();
+                padding(f, &decoded[i..i + run], &mut body)?;
                 i += run;
             }
         }
@@ -155,9 +161,18 @@ fn build<I: Decode>(
     if let Some(l) = refs.targets.get(&(code.len() as u64)) {
         body.push(Item::Label(l.clone()));
     }
-    let (frame, body) = frame_of::<I>(abi, body);
+    // The ABI's frame where the function starts with the landing pad and the prologue and epilogue are the
+    // ABI's for the registers the body uses; else the body is the whole function (naked).
+    let (frame, body) = if pad || I::landing_pad(abi).is_none() { frame_of::<I>(abi, body) } else { (None, body) };
     out.frame_mapped = frame.as_ref().is_some_and(|f| !f.saved.is_empty());
-    let frame = frame.ok_or("the prologue and epilogue are not the ABI's for the registers the body uses")?;
+    let frame = frame.unwrap_or(Frame {
+        saved: Vec::new(),
+        params: 0,
+        locals: Default::default(),
+        stack_params: Vec::new(),
+        naked: true,
+        landing_pad: pad,
+    });
     let required = features::<I>(&body);
     let consts = constants(refs);
     Ok(Function {
@@ -184,6 +199,22 @@ fn mask_of<I: Decode>(refs: &Refs, at: usize, len: usize, inst: &Inst<I>) -> Opt
     (external && len >= 4).then(|| (at, I::reloc_mask(inst, len, len - 4, 4)))
 }
 
+/// A run of no-ops: the alignment it makes, else the instructions themselves where the table has them.
+fn padding<I: Decode>(f: &FunctionSymbol, run: &[At<I>], body: &mut Vec<Item<I>>) -> Result<(), String> {
+    let (from, to) = (run[0].at, run[run.len() - 1].at + run[run.len() - 1].len);
+    if let Some(k) = alignment(f.offset + from as u64, f.offset + to as u64) {
+        body.push(Item::Align(k));
+        return Ok(());
+    }
+    for d in run {
+        match &d.decoded {
+            Decoded::Nop(Some(inst)) => body.push(Item::Inst(copy(inst))),
+            _ => return Err(format!("padding at +{from:#x}..+{to:#x} that does not end at an aligned offset")),
+        }
+    }
+    Ok(())
+}
+
 /// The alignment (log2) that padding from `from` to `to` (offsets in the section) makes: the smallest
 /// power of two that `to` is a multiple of and that `from` rounds up to `to` at.
 fn alignment(from: u64, to: u64) -> Option<u32> {
@@ -205,7 +236,7 @@ fn frame_of<I: Decode>(abi: Abi, body: Vec<Item<I>>) -> (Option<Frame<I>>, Vec<I
     let mut saved: Vec<I::Reg> = used.into_iter().filter(|r| I::callee_saved(abi, *r)).collect();
     saved.sort();
     saved.dedup();
-    let frame = Frame { saved, params: 0, locals: Default::default(), stack_params: Vec::new() };
+    let frame = Frame { saved, params: 0, locals: Default::default(), stack_params: Vec::new(), naked: false, landing_pad: true };
     let (pro, epi) = I::prologue_epilogue(abi, &frame);
     let insts = |items: &[Item<I>]| -> Vec<Inst<I>> {
         items.iter().filter_map(|i| if let Item::Inst(x) = i { Some(copy(x)) } else { None }).collect()

@@ -136,6 +136,7 @@ fn functions<I: Decode>(object: &object::ObjectFile, abi: Abi, file: &str) -> Ve
     for f in &object.functions {
         let imported = function::import::<I>(object, f, abi);
         let code = &object.sections[f.section].data[f.offset as usize..(f.offset + f.size) as usize];
+        let code = &code[..imported.len];
         let outcome = match &imported.function {
             Err(why) => Outcome::NotImported(why.clone()),
             Ok(func) => match compare(func, &imported, code) {
@@ -170,7 +171,14 @@ fn compare<I: Decode>(f: &Function<I>, imported: &function::Imported<I>, code: &
             signature: Signature { params: Vec::new(), ret: None },
             allowed: f.allowed,
             required: crate::feature::FeatureSet::empty(),
-            frame: Frame { saved: Vec::new(), params: 0, locals: Default::default(), stack_params: Vec::new() },
+            frame: Frame {
+                saved: Vec::new(),
+                params: 0,
+                locals: Default::default(),
+                stack_params: Vec::new(),
+                naked: false,
+                landing_pad: true,
+            },
             body: vec![Item::Label(Label::named(name))],
             consts: Vec::new(),
         })
@@ -192,7 +200,9 @@ fn compare<I: Decode>(f: &Function<I>, imported: &function::Imported<I>, code: &
         return Err((k as u64, format!("lowered byte {:#04x}, object byte {:#04x}", lowered[k], code[k])));
     }
     if lowered.len() != code.len() {
-        return Err((n as u64, format!("lowered {} bytes, the object has {}", lowered.len(), code.len())));
+        let tail = |b: &[u8]| b[n.saturating_sub(3)..].iter().map(|x| format!("{x:02x}")).collect::<Vec<_>>().join(" ");
+        let (l, o) = (tail(lowered), tail(code));
+        return Err((n as u64, format!("lowered {} bytes, the object has {} (ending {l} and {o})", lowered.len(), code.len())));
     }
     Ok(())
 }

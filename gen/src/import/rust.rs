@@ -54,6 +54,12 @@ fn body<I: Decode>(f: &Function<I>) -> String {
     let features: Vec<String> = f.required.iter().map(|x| format!("{}::{x:?}", I::RUST_FEATURE)).collect();
     let _ =
         writeln!(s, "    let mut b = Builder::<{}>::new({:?}, abi, &[{}]);", I::RUST_ISA, f.name, features.join(", "));
+    if f.frame.naked {
+        let _ = writeln!(s, "    b.naked(); // its own prologue and epilogue, not the ABI's: no unwind data is derived");
+    }
+    if !f.frame.landing_pad {
+        let _ = writeln!(s, "    b.without_landing_pad();");
+    }
     for c in &f.consts {
         let bytes: Vec<String> = c.bytes.iter().map(|b| format!("{b:#04x}")).collect();
         let name = c.label.name().strip_prefix("const_").unwrap_or(c.label.name());

@@ -46,7 +46,10 @@ impl Decode for X86_64 {
         }
         match i.code() {
             Code::Endbr64 => return Ok((Decoded::Pad, len)),
-            c if is_nop(c) => return Ok((Decoded::Nop, len)),
+            c if is_nop(c) => {
+                let inst = entries(c).iter().find_map(|&op| Some(Inst { op, operands: operands(op, &i, at, refs).ok()? }));
+                return Ok((Decoded::Nop(inst), len));
+            }
             _ => {}
         }
         let unknown = |why: &str| Unknown { len, form: format!("{:?}", i.code()), text: format!("{}{why}", text(&i)) };

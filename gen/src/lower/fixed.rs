@@ -83,7 +83,7 @@ fn place<'a, I: FixedIsa>(
             p.push(Placed::Pad(start - pc));
         }
         pc = start;
-        if let Some(pad) = I::landing_pad(f.abi) {
+        if let Some(pad) = layout::landing_pad(f) {
             let w =
                 I::landing_pad_word(pad).ok_or_else(|| err(f, format!("no encoding of the landing pad {pad:?}")))?;
             p.push(Placed::Word(w, "landing pad"));

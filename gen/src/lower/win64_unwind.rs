@@ -4,7 +4,6 @@
 //! with the offsets where the image's prologue instructions end.
 
 use super::image::Image;
-use crate::abi::Conventions;
 use crate::error::GenError;
 use crate::ir::{Cfi, Function, Item};
 use crate::isa::x86_64::X86_64;
@@ -42,7 +41,7 @@ pub fn win64_unwind(functions: &[&Function<X86_64>], image: &Image) -> Result<Wi
 /// items only).
 fn unwind_info(f: &Function<X86_64>, code: &[u8]) -> Result<UnwindInfo<u8>, GenError> {
     let fail = |message: &str| GenError { function: f.name.clone(), message: message.into() };
-    let mut pc = if X86_64::landing_pad(f.abi).is_some() { 4 } else { 0 };
+    let mut pc = if crate::layout::landing_pad(f).is_some() { 4 } else { 0 };
     let mut info = UnwindInfo { prologue_end: None, steps: Vec::new() };
     let offset = |pc: usize| u8::try_from(pc).map_err(|_| fail("a prologue over 255 bytes has no Win64 unwind data"));
     for item in layout::function_items(f).iter() {

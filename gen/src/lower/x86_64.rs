@@ -15,7 +15,7 @@
 //! constants and functions by name: what the CPU will run, not what the description meant.
 
 use super::image::{align_up, finish_image, place_constants, Image, Labels, Lower, Symbol};
-use crate::abi::{Conventions, LandingPad};
+use crate::abi::LandingPad;
 use crate::builder::Sink;
 use crate::error::GenError;
 use crate::hash::FastSet;
@@ -706,7 +706,7 @@ impl Lowering {
     fn start(&mut self, i: usize, f: &Function<X86_64>) -> Result<(), GenError> {
         self.code.step(Step::Align(layout::FUNCTION_ALIGN_LOG2));
         self.code.step(Step::Start(i as u32));
-        match X86_64::landing_pad(f.abi) {
+        match layout::landing_pad(f) {
             Some(LandingPad::Endbr64) => self.code.bytes(self.endbr, NO_LABEL, 0),
             Some(pad) => return Err(fail(&f.name, format!("no encoding of the landing pad {pad:?}"))),
             None => {}
@@ -739,7 +739,7 @@ impl Lowering {
     /// The functions as pieces and steps, from their items.
     fn functions(&mut self, functions: &[&Function<X86_64>]) -> Result<(), GenError> {
         for (i, f) in functions.iter().enumerate() {
-            let (prologue, epilogue) = X86_64::prologue_epilogue(f.abi, &f.frame);
+            let (prologue, epilogue) = layout::prologue_epilogue(f);
             self.start(i, f)?;
             self.items(f, &prologue)?;
             self.instructions += self.items(f, &f.body)?;
@@ -912,7 +912,7 @@ impl Stream {
             if !f.body.is_empty() {
                 return Err(fail(&f.name, "a streamed function has items"));
             }
-            let (prologue, epilogue) = X86_64::prologue_epilogue(f.abi, &f.frame);
+            let (prologue, epilogue) = layout::prologue_epilogue(f);
             l.start(i, f)?;
             l.items(f, &prologue)?;
             // The body is a segment of its own, not copied.
