@@ -41,12 +41,19 @@ fn sample(kind: &str, pos: usize, set: usize, lane: &mut usize) -> Operand {
         "XnSp" if set == 2 => Operand::Sp,
         "Wn" if x == 31 => Operand::Wzr,
         "Wn" => Operand::W(x),
+        "WnSp" if set == 2 => Operand::Wsp,
+        "WnSp" => Operand::W(x),
         "XnSp" => Operand::X(x),
         "Vn" => Operand::V(v),
         // Register lists: set 1 starts at v31 and wraps to v0..v2.
         "VList16b" => Operand::List4(v, "16b"),
         "VList4s" => Operand::List4(v, "4s"),
         "VListS" => Operand::List4(v, "s"),
+        "VList2d" => Operand::List4(v, "2d"),
+        "VTriple16b" => Operand::List3(v, "16b"),
+        "VPair16b" => Operand::List2(v, "16b"),
+        "VPair2d" => Operand::List2(v, "2d"),
+        "VPair4s" => Operand::List2(v, "4s"),
         "Qn" => Operand::Q(v),
         "Dn" => Operand::D(v),
         "Sn" => Operand::S(v),
@@ -64,6 +71,15 @@ fn sample(kind: &str, pos: usize, set: usize, lane: &mut usize) -> Operand {
         }
         "UOff" => pick([0, 4080, 32752]),
         "UOff1" => pick([0, 4095, 1234]),
+        "UOff4" => pick([0, 16380, 1236]),
+        "Imm3" => pick([0, 7, 5]),
+        "ExtShift" => pick([0, 4, 3]),
+        "Shift8" => pick([1, 8, 5]),
+        "LaneB" => pick([0, 15, 9]),
+        "Bit32" => pick([0, 31, 17]),
+        "MovShift" => pick([0, 16, 16]),
+        // Element sizes 64, 2, 32 and 8 bits; rotations 4, 0, 16 and 3.
+        "BitImm64" => pick([0xffff_ffff_ffff_fff0_u64 as i64, 0x5555_5555_5555_5555, 0x00ff_ff00_00ff_ff00]),
         "SOff" => pick([16, -256, 240]),
         other => panic!("no sample operands for kind {other}"),
     }
@@ -345,6 +361,44 @@ fn encoder_rejects_unencodable_immediates() {
     assert!(enc(Op::b_ne, &[-(1 << 20)]).is_ok());
     assert!(enc(Op::adr, &[0, 1 << 20]).is_err());
     assert!(enc(Op::adrp, &[0, 100]).is_err(), "adrp takes whole pages");
+    // The forms added for the corpus: 32-bit shifts and lanes, 8-bit shifts, scaled 32-bit offsets.
+    assert!(enc(Op::ror_w_imm, &[0, 1, 32]).is_err());
+    assert!(enc(Op::eor_w_ror, &[0, 1, 2, 31]).is_ok());
+    assert!(enc(Op::eor_w_ror, &[0, 1, 2, 32]).is_err());
+    assert!(enc(Op::ushr_16b, &[0, 1, 0]).is_err());
+    assert!(enc(Op::ushr_16b, &[0, 1, 9]).is_err());
+    assert!(enc(Op::ext_8b, &[0, 1, 2, 8]).is_err());
+    assert!(enc(Op::ins_b_w, &[0, 16, 1]).is_err());
+    assert!(enc(Op::ldr_w, &[0, 1, 6]).is_err(), "32-bit loads take multiples of 4");
+    assert!(enc(Op::ldr_w, &[0, 1, 16380]).is_ok());
+    assert!(enc(Op::ldp_w, &[0, 1, 2, 256]).is_err());
+    assert!(enc(Op::movk_w, &[0, 1, 8]).is_err());
+    assert!(enc(Op::movk_w, &[0, 1, 32]).is_err(), "a 32-bit register has hw 0 and 1");
+    assert!(enc(Op::tbz_w, &[0, 32, 8]).is_err());
+    assert!(enc(Op::tbz_w, &[0, 31, 1 << 15]).is_err(), "tbz reaches 32 KiB");
+    assert!(enc(Op::sub_ext, &[0, 31, 1, 5]).is_err());
+}
+
+/// Logical immediates: the encoder's N:immr:imms for patterns of several element sizes (the expected fields are
+/// GNU as's), and values that are none (0, all ones, two runs in an element).
+#[test]
+fn logical_immediates_encode_and_reject() {
+    use asmgen::isa::aarch64::bitmask64;
+    for (v, want) in [
+        (0xffff_ffff_ffff_fff0_u64, 0x1f3b),
+        (0x7, 0x1002),
+        (0x5555_5555_5555_5555, 0x03c),
+        (0x3333_3333_3333_3333, 0x039),
+        (0x8000_0000_0000_0000, 0x1040),
+        (0x0000_ffff_0000_ffff, 0x00f),
+        (0xffff_fffe_ffff_fffe, 0x07de),
+    ] {
+        assert_eq!(bitmask64(v as i64), Ok(want), "{v:#x}");
+    }
+    for v in [0u64, u64::MAX, 5, 0x0f0f_0f0f_0f0f_0f0e, 0x1234_5678_9abc_def0] {
+        let e = bitmask64(v as i64).unwrap_err();
+        assert!(e.to_string().starts_with("logical immediate"), "{e}");
+    }
 }
 
 /// A function that touches callee-saved registers gets a prologue that saves them in pairs, with unwind

@@ -528,7 +528,24 @@ fn fixed_width_registers_fit_their_fields() {
     for info in aarch64::OPS {
         let enc = info.encoding.expect("every aarch64 entry is encoded");
         for (i, k) in info.kinds.iter().enumerate() {
-            if matches!(*k, "Xn" | "XnSp" | "Wn" | "Vn" | "Qn" | "Dn" | "Sn" | "VList16b" | "VList4s" | "VListS") {
+            if matches!(
+                *k,
+                "Xn" | "XnSp"
+                    | "Wn"
+                    | "WnSp"
+                    | "Vn"
+                    | "Qn"
+                    | "Dn"
+                    | "Sn"
+                    | "VList16b"
+                    | "VList4s"
+                    | "VListS"
+                    | "VList2d"
+                    | "VTriple16b"
+                    | "VPair16b"
+                    | "VPair2d"
+                    | "VPair4s"
+            ) {
                 check("aarch64", info.name, &enc, i, info.kinds.len(), &regs);
             }
         }

@@ -2,9 +2,9 @@
 //! kernel of every set, and each fixed-size variant the JIT builds (`asmgen_tests::ct`), is interpreted from its
 //! description (AAPCS64) for a few block counts with its secret buffers tainted (per parameter name,
 //! `asmgen::sem::ct::PARAMS`), and must branch on no secret flag or register and address no memory through a secret
-//! register. With the counter tainted too only the CTR carry branches are flagged. Two hand-built functions, a
-//! table lookup indexed by a secret byte and a branch on a secret bit, must be flagged; their public twins must
-//! not. The interpreter does not depend on the host, so the emulated riscv64 runs of `cargo xtask cross` leave this
+//! register. With the counter tainted too only the CTR carry branches are flagged. Hand-built functions, table
+//! lookups indexed by a secret byte (through the base or the index register) and branches on a secret bit, must
+//! be flagged; their public twins must not. The interpreter does not depend on the host, so the emulated riscv64 runs of `cargo xtask cross` leave this
 //! out (it runs natively and under qemu-aarch64).
 #![cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 
@@ -119,4 +119,40 @@ fn a_byte_lookup_indexed_by_a_secret_byte_is_flagged() {
     let found = ct::run(&lookup(true), LEAKY, 0, false, ());
     assert!(found.iter().any(|f| f.what.starts_with("memory address") && f.inst.starts_with("ldrb")), "{found:?}");
     assert_eq!(ct::run(&lookup(false), LEAKY, 0, false, ()), vec![]);
+}
+
+#[test]
+fn a_register_offset_lookup_by_a_secret_index_is_flagged() {
+    let lookup = |secret: bool| {
+        hand_built(move |b| {
+            // The index register of `ldrb w, [x, x]` (not its base) holds a byte of the key, or a constant.
+            if secret {
+                b.ldrb(X4, X1, 1);
+            } else {
+                b.movz(X4, 5);
+            }
+            b.ldrb_reg(X6, X0, X4);
+        })
+    };
+    let found = ct::run(&lookup(true), LEAKY, 0, false, ());
+    assert!(found.iter().any(|f| f.what.starts_with("memory address") && f.inst.starts_with("ldrb_reg")), "{found:?}");
+    assert_eq!(ct::run(&lookup(false), LEAKY, 0, false, ()), vec![]);
+}
+
+#[test]
+fn a_bit_test_branch_on_a_secret_is_flagged_and_eor_with_itself_clears_the_taint() {
+    let branch = |clear: bool| {
+        hand_built(move |b| {
+            let skip = b.label("skip");
+            if clear {
+                b.eor_w(X2, X2, X2);
+            }
+            b.tbz_w(X2, 3, &skip);
+            b.movz(X3, 1);
+            b.bind(&skip);
+        })
+    };
+    let found = ct::run(&branch(false), LEAKY, 0, false, ());
+    assert!(found.iter().any(|f| f.what == "branch on a secret register" && f.inst.starts_with("tbz_w")), "{found:?}");
+    assert_eq!(ct::run(&branch(true), LEAKY, 0, false, ()), vec![]);
 }

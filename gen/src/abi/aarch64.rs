@@ -102,7 +102,7 @@ impl Conventions for Aarch64 {
     }
     fn writes(op: Op, operands: &[Operand], reg: Reg) -> bool {
         let names = |o: &Operand| match (o, reg) {
-            (Operand::Sp, Reg::X(31)) => true,
+            (Operand::Sp | Operand::Wsp, Reg::X(31)) => true,
             (Operand::X(n) | Operand::W(n), Reg::X(r)) => *n == r,
             (Operand::D(n) | Operand::Q(n) | Operand::V(n) | Operand::S(n), Reg::V(r)) => *n == r,
             _ => false,

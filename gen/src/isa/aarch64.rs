@@ -137,6 +137,8 @@ pub enum Operand {
     W(u8),
     /// `wzr`.
     Wzr,
+    /// `wsp`: the low 32 bits of the stack pointer (register number 31 in the 32-bit forms that admit it).
+    Wsp,
     /// `vN` (the template adds the arrangement).
     V(u8),
     /// `qN`: all 128 bits of vN.
@@ -152,6 +154,12 @@ pub enum Operand {
     /// Four consecutive vector registers `vN..vN+3` (numbers wrap modulo 32) with an arrangement (`16b`, `4s`,
     /// or `s` for a single-structure lane list), printed as `vN.16b, vN+1.16b, ...` (the template adds braces).
     List4(u8, &'static str),
+    /// Two consecutive vector registers `vN, vN+1` (numbers wrap modulo 32) with an arrangement (`16b`, `2d`,
+    /// `4s`), printed as `vN.2d, vN+1.2d` (the template adds braces); the number is the first register's.
+    List2(u8, &'static str),
+    /// Three consecutive vector registers `vN..vN+2` (numbers wrap modulo 32) with an arrangement (`16b`), printed
+    /// as `vN.16b, vN+1.16b, vN+2.16b` (the template adds braces); the number is the first register's.
+    List3(u8, &'static str),
 }
 
 // Operand kinds: the builder's parameter types. Each converts from the registers/values it admits.
@@ -182,6 +190,9 @@ kinds! {
     /// A general-purpose register as its 32-bit view `wN` (byte loads and stores), from the `X` or `XZR` the
     /// kernel names: `wzr` for `XZR`.
     Wn { X => |x| Operand::W(x.0), Xzr => |_z| Operand::Wzr }
+    /// A general-purpose register as its 32-bit view where number 31 is `wsp` (`add`/`sub`/`cmp` immediate),
+    /// from the `X` or `SP` the kernel names.
+    WnSp { X => |x| Operand::W(x.0), Sp => |_s| Operand::Wsp }
     /// A vector register `vN`; the entry's template gives the arrangement.
     Vn { V => |v| v_checked(v, Operand::V) }
     /// A vector register as `qN` (128-bit loads and stores).
@@ -212,10 +223,38 @@ kinds! {
     VList4s { V => |v| v_checked(v, |n| Operand::List4(n, "4s")) }
     /// Four consecutive registers as `.s` (single-structure `ld4`/`st4` of one lane).
     VListS { V => |v| v_checked(v, |n| Operand::List4(n, "s")) }
-    /// A shift count of a 32-bit lane (0..31 for left shifts, 1..32 for right shifts).
+    /// A shift count of a 32-bit lane (0..31 for left shifts, 1..32 for right shifts) or of a 32-bit register
+    /// (0..31).
     Shift32 { i32 => |i| Operand::Imm(i as i64) }
     /// A lane index of a `.s` element (0..3).
     LaneS { i32 => |i| Operand::Imm(i as i64) }
+    /// Four consecutive registers as `.2d` (multi-register `ld1`/`st1`).
+    VList2d { V => |v| v_checked(v, |n| Operand::List4(n, "2d")) }
+    /// Three consecutive registers as `.16b` (three-register `ld1`).
+    VTriple16b { V => |v| v_checked(v, |n| Operand::List3(n, "16b")) }
+    /// Two consecutive registers as `.16b` (two-register `ld1`/`st1`).
+    VPair16b { V => |v| v_checked(v, |n| Operand::List2(n, "16b")) }
+    /// Two consecutive registers as `.2d`.
+    VPair2d { V => |v| v_checked(v, |n| Operand::List2(n, "2d")) }
+    /// Two consecutive registers as `.4s`.
+    VPair4s { V => |v| v_checked(v, |n| Operand::List2(n, "4s")) }
+    /// A byte offset 0..=16380, a multiple of 4 (32-bit `ldr`/`str` `[xN, #off]`).
+    UOff4 { i32 => |i| Operand::Imm(i as i64) }
+    /// The left shift of an extended register, 0..=4 (`add`/`sub` with `uxtx`).
+    ExtShift { i32 => |i| Operand::Imm(i as i64) }
+    /// A 3-bit immediate 0..7 (`ext` of `.8b`).
+    Imm3 { i32 => |i| Operand::Imm(i as i64) }
+    /// A shift count of an 8-bit lane (1..8 for right shifts).
+    Shift8 { i32 => |i| Operand::Imm(i as i64) }
+    /// A lane index of a `.b` element (0..15).
+    LaneB { i32 => |i| Operand::Imm(i as i64) }
+    /// A bit number 0..31 of a 32-bit register (`tbz`/`tbnz` on `wN`).
+    Bit32 { i32 => |i| Operand::Imm(i as i64) }
+    /// The left shift of a 16-bit immediate (`movk ..., lsl #16`): 0 or 16 for 32-bit registers.
+    MovShift { i32 => |i| Operand::Imm(i as i64) }
+    /// A 64-bit logical immediate (`and`/`orr`/`eor`/`tst`): a run of ones, rotated, replicated in elements of
+    /// 2, 4, 8, 16, 32 or 64 bits (not 0, not all ones). The operand is the 64-bit pattern as an `i64`.
+    BitImm64 { u64 => |i| Operand::Imm(i as i64), i64 => |i| Operand::Imm(i) }
     /// A branch target or the address of a constant.
     Target { &Label => |l| Operand::Label(l.clone()), Label => |l| Operand::Label(l) }
 }
@@ -313,6 +352,83 @@ fn d_imm5(i: i64) -> Result<i64, OutOfRange> {
 /// The imm4 of a `.d[j]` source element: j:000.
 fn d_imm4(j: i64) -> Result<i64, OutOfRange> {
     lane_d(j).map(|j| j << 3)
+}
+
+/// A shift of a 32-bit register, 0..=31.
+fn shift32(s: i64) -> Result<i64, OutOfRange> {
+    Range::new("shift", 0, 31).note("for 32-bit registers").check(s)
+}
+
+/// `lsl #s` of a 32-bit register as UBFM: immr = -s mod 32.
+fn lsl32_immr(s: i64) -> Result<i64, OutOfRange> {
+    shift32(s).map(|s| (32 - s) & 31)
+}
+
+/// `lsl #s` of a 32-bit register as UBFM: imms = 31 - s.
+fn lsl32_imms(s: i64) -> Result<i64, OutOfRange> {
+    shift32(s).map(|s| 31 - s)
+}
+
+/// The shift of an extended register (`uxtx #s`), 0..=4.
+fn ext_shift(s: i64) -> Result<i64, OutOfRange> {
+    Range::new("shift", 0, 4).note("for extended registers").check(s)
+}
+
+/// An 8-bit-lane right shift: immh:immb = 16 - s, s in 1..=8.
+fn shr8(s: i64) -> Result<i64, OutOfRange> {
+    Range::new("shift", 1, 8).note("for 8-bit elements").check(s).map(|s| 16 - s)
+}
+
+/// The imm5 of a `.b[i]` element: i:1, i in 0..=15.
+fn b_imm5(i: i64) -> Result<i64, OutOfRange> {
+    Range::new("lane", 0, 15).note("for 8-bit elements").check(i).map(|i| (i << 1) | 1)
+}
+
+/// The imm4 of a `.s[j]` source element: j:00.
+fn s_imm4(j: i64) -> Result<i64, OutOfRange> {
+    lane_s(j).map(|j| j << 2)
+}
+
+/// A bit number of a 32-bit register, 0..=31 (`tbz`'s b40; b5 is 0).
+fn bit32(b: i64) -> Result<i64, OutOfRange> {
+    Range::new("bit", 0, 31).note("for 32-bit registers").check(b)
+}
+
+/// `movk`'s `lsl #s` of a 32-bit register as hw = s / 16: s is 0 or 16.
+fn hw32(s: i64) -> Result<i64, OutOfRange> {
+    Range::new("shift", 0, 16).step(16).note("for 32-bit registers").check(s).map(|s| s / 16)
+}
+
+/// A 64-bit logical immediate as N:immr:imms (13 bits): the pattern `v` must be one element of `e` bits (2, 4,
+/// ..., 64) replicated, the element a run of `k` ones (0 < k < e) rotated right by `r`; then N = (e == 64),
+/// immr = r, imms = the element size's prefix with k - 1 (the Arm ARM's DecodeBitMasks, inverted).
+pub fn bitmask64(v: i64) -> Result<i64, OutOfRange> {
+    let v = v as u64;
+    for e in [2u32, 4, 8, 16, 32, 64] {
+        let mask = if e == 64 { u64::MAX } else { (1u64 << e) - 1 };
+        let elem = v & mask;
+        let replicated = (0..64 / e).fold(0u64, |acc, i| acc | elem.checked_shl(i * e).unwrap_or(0));
+        if replicated != v {
+            continue;
+        }
+        let k = elem.count_ones();
+        if k == 0 || k == e {
+            break;
+        }
+        let ones = (1u64 << k) - 1;
+        let ror = |x: u64, r: u32| if r == 0 { x } else { ((x >> r) | (x << (e - r))) & mask };
+        if let Some(r) = (0..e).find(|&r| ror(ones, r) == elem) {
+            let n = i64::from(e == 64);
+            let imms = ((!(i64::from(e) - 1) << 1) | (i64::from(k) - 1)) & 0x3f;
+            return Ok((n << 12) | (i64::from(r) << 6) | imms);
+        }
+        break;
+    }
+    Err(OutOfRange {
+        value: v as i64,
+        range: Range::new("logical immediate", 0, 0)
+            .note("(encodable: a rotated run of ones replicated in 2..=64-bit elements, not 0 or all ones)"),
+    })
 }
 
 /// A branch offset in bytes: a multiple of 4 within the `BITS`-bit word offset field.
@@ -840,6 +956,399 @@ macro_rules! aarch64_table {
                 /// SHA-1 message schedule, second part: the next four words from d (su0's) and n.
                 sha1su1:    "sha1su1 {d}.4s, {n}.4s"             (d: Vn, n: Vn) [Sha1]
                     => enc(0x5e281800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+
+                // --- general-purpose, 64-bit: logical, shifted-register and bit operations ----------------------------
+                /// `d = n ^ m`.
+                eor:        "eor {d}, {n}, {m}"                  (d: Xn, n: Xn, m: Xn) []
+                    => enc(0xca000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// `d = n & m`.
+                and:        "and {d}, {n}, {m}"                  (d: Xn, n: Xn, m: Xn) []
+                    => enc(0x8a000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// `d = n | m`.
+                orr:        "orr {d}, {n}, {m}"                  (d: Xn, n: Xn, m: Xn) []
+                    => enc(0xaa000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// `d = n & !m`.
+                bic:        "bic {d}, {n}, {m}"                  (d: Xn, n: Xn, m: Xn) []
+                    => enc(0x8a200000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// `d = n ^ (m rotated right by s)`, s in 0..=63.
+                eor_ror:    "eor {d}, {n}, {m}, ror #{s}"        (d: Xn, n: Xn, m: Xn, s: Shift) []
+                    => enc(0xcac00000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), mapped(3, 10, 6, shift64)]);
+                /// `d = n ^ (m >> s)`, s in 0..=63.
+                eor_lsr:    "eor {d}, {n}, {m}, lsr #{s}"        (d: Xn, n: Xn, m: Xn, s: Shift) []
+                    => enc(0xca400000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), mapped(3, 10, 6, shift64)]);
+                /// `d = n + (m >> s)`, s in 0..=63.
+                add_lsr:    "add {d}, {n}, {m}, lsr #{s}"        (d: Xn, n: Xn, m: Xn, s: Shift) []
+                    => enc(0x8b400000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), mapped(3, 10, 6, shift64)]);
+                /// `d = n | (m << s)`, s in 0..=63.
+                orr_lsl:    "orr {d}, {n}, {m}, lsl #{s}"        (d: Xn, n: Xn, m: Xn, s: Shift) []
+                    => enc(0xaa000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), mapped(3, 10, 6, shift64)]);
+                /// `d = n + (m << s)`, the flags set (C the carry out).
+                adds_lsl:   "adds {d}, {n}, {m}, lsl #{s}"       (d: Xn, n: Xn, m: Xn, s: Shift) []
+                    => enc(0xab000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), mapped(3, 10, 6, shift64)]);
+                /// `d = n & imm` (a logical immediate; d may be `sp`).
+                and_imm:    "and {d}, {n}, #{imm}"               (d: XnSp, n: Xn, imm: BitImm64) []
+                    => enc(0x92000000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 13, bitmask64)]);
+                /// `d = n | imm` (a logical immediate; d may be `sp`; with n = `xzr`, a move of the pattern).
+                orr_imm:    "orr {d}, {n}, #{imm}"               (d: XnSp, n: Xn, imm: BitImm64) []
+                    => enc(0xb2000000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 13, bitmask64)]);
+                /// `d = n + (m << s)`, s in 0..=4, with `sp` admitted as d and n (the extended-register form, UXTX;
+                /// objdump spells it `lsl` where sp is an operand).
+                add_ext:    "add {d}, {n}, {m}, uxtx #{s}"       (d: XnSp, n: XnSp, m: Xn, s: ExtShift) []
+                    => enc(0x8b206000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), mapped(3, 10, 3, ext_shift)]);
+                /// `d = n - (m << s)`, s in 0..=4, with `sp` admitted as d and n (extended register, UXTX).
+                sub_ext:    "sub {d}, {n}, {m}, uxtx #{s}"       (d: XnSp, n: XnSp, m: Xn, s: ExtShift) []
+                    => enc(0xcb206000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), mapped(3, 10, 3, ext_shift)]);
+                /// `d = n ^ imm` (a logical immediate; d may be `sp`).
+                eor_imm:    "eor {d}, {n}, #{imm}"               (d: XnSp, n: Xn, imm: BitImm64) []
+                    => enc(0xd2000000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 13, bitmask64)]);
+                /// Flags of `n & imm` (ANDS to xzr): N the top bit, Z whether zero, C and V clear.
+                tst_imm:    "tst {n}, #{imm}"                    (n: Xn, imm: BitImm64) []
+                    => enc(0xf200001f, &[fld(0, 5, 5), mapped(1, 10, 13, bitmask64)]);
+                /// `d = n << (m mod 64)` (LSLV).
+                lsl_reg:    "lsl {d}, {n}, {m}"                  (d: Xn, n: Xn, m: Xn) []
+                    => enc(0x9ac02000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// `d = n >> (m mod 64)` (LSRV).
+                lsr_reg:    "lsr {d}, {n}, {m}"                  (d: Xn, n: Xn, m: Xn) []
+                    => enc(0x9ac02400, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Byte reversal of each 32-bit half.
+                rev32_x:    "rev32 {d}, {n}"                     (d: Xn, n: Xn) []
+                    => enc(0xdac00800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// Bit reversal of a 64-bit register.
+                rbit:       "rbit {d}, {n}"                      (d: Xn, n: Xn) []
+                    => enc(0xdac00000, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// Count of leading zero bits (64 for zero).
+                clz:        "clz {d}, {n}"                       (d: Xn, n: Xn) []
+                    => enc(0xdac01000, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// `d = !m` (ORN with xzr).
+                mvn:        "mvn {d}, {m}"                       (d: Xn, m: Xn) []
+                    => enc(0xaa2003e0, &[fld(0, 0, 5), fld(1, 16, 5)]);
+                /// `d = -m` (SUB from xzr).
+                neg:        "neg {d}, {m}"                       (d: Xn, m: Xn) []
+                    => enc(0xcb0003e0, &[fld(0, 0, 5), fld(1, 16, 5)]);
+                /// `d = -m - !C` (SBC from xzr).
+                ngc:        "ngc {d}, {m}"                       (d: Xn, m: Xn) []
+                    => enc(0xda0003e0, &[fld(0, 0, 5), fld(1, 16, 5)]);
+                /// Flags of `n + m` (ADDS to xzr).
+                cmn:        "cmn {n}, {m}"                       (n: Xn, m: Xn) []
+                    => enc(0xab00001f, &[fld(0, 5, 5), fld(1, 16, 5)]);
+                /// Move the complement of a 16-bit immediate (MOVN, no shift): `d = !imm`.
+                movn:       "movn {d}, #{imm}"                   (d: Xn, imm: Imm12) []
+                    => enc(0x92800000, &[fld(0, 0, 5), mapped(1, 5, 16, uimm::<16>)]);
+                /// `d = 1` if equal (Z set), else 0 (CSINC from xzr on the inverse condition).
+                cset_eq:    "cset {d}, eq"                       (d: Xn) []
+                    => enc(0x9a9f17e0, &[fld(0, 0, 5)]);
+                /// `d = 1` if not equal (Z clear), else 0.
+                cset_ne:    "cset {d}, ne"                       (d: Xn) []
+                    => enc(0x9a9f07e0, &[fld(0, 0, 5)]);
+                /// `d = 1` if unsigned higher or same (C set), else 0.
+                cset_hs:    "cset {d}, hs"                       (d: Xn) []
+                    => enc(0x9a9f37e0, &[fld(0, 0, 5)]);
+                /// `d = 1` if unsigned lower (C clear), else 0.
+                cset_lo:    "cset {d}, lo"                       (d: Xn) []
+                    => enc(0x9a9f27e0, &[fld(0, 0, 5)]);
+                /// `d = !0` if equal (Z set), else 0 (CSINV from xzr on the inverse condition).
+                csetm_eq:   "csetm {d}, eq"                      (d: Xn) []
+                    => enc(0xda9f13e0, &[fld(0, 0, 5)]);
+                /// `d = !0` if not equal (Z clear), else 0.
+                csetm_ne:   "csetm {d}, ne"                      (d: Xn) []
+                    => enc(0xda9f03e0, &[fld(0, 0, 5)]);
+                /// `d = !0` if unsigned higher or same (C set), else 0.
+                csetm_hs:   "csetm {d}, hs"                      (d: Xn) []
+                    => enc(0xda9f33e0, &[fld(0, 0, 5)]);
+                /// `d = !0` if unsigned lower (C clear), else 0.
+                csetm_lo:   "csetm {d}, lo"                      (d: Xn) []
+                    => enc(0xda9f23e0, &[fld(0, 0, 5)]);
+
+                // --- general-purpose, 32-bit: the entries take `Wn` (the kernel names X registers; a write zeroes the
+                // upper half), so each is a method of its own (`add_w` beside `add`) ----------------------------------
+                /// `d = n + m` (32-bit).
+                add_w:      "add {d}, {n}, {m}"                  (d: Wn, n: Wn, m: Wn) []
+                    => enc(0x0b000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// `d = n - m` (32-bit).
+                sub_w:      "sub {d}, {n}, {m}"                  (d: Wn, n: Wn, m: Wn) []
+                    => enc(0x4b000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// `d = n ^ m` (32-bit).
+                eor_w:      "eor {d}, {n}, {m}"                  (d: Wn, n: Wn, m: Wn) []
+                    => enc(0x4a000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// `d = n & m` (32-bit).
+                and_w:      "and {d}, {n}, {m}"                  (d: Wn, n: Wn, m: Wn) []
+                    => enc(0x0a000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// `d = n | m` (32-bit).
+                orr_w:      "orr {d}, {n}, {m}"                  (d: Wn, n: Wn, m: Wn) []
+                    => enc(0x2a000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// `d = n & !m` (32-bit).
+                bic_w:      "bic {d}, {n}, {m}"                  (d: Wn, n: Wn, m: Wn) []
+                    => enc(0x0a200000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// 32-bit register move (ORR with wzr): `d = s` zero-extended.
+                mov_w:      "mov {d}, {s}"                       (d: Wn, s: Wn) []
+                    => enc(0x2a0003e0, &[fld(0, 0, 5), fld(1, 16, 5)]);
+                /// `d = n ^ (m rotated right by s)` (32-bit), s in 0..=31.
+                eor_w_ror:  "eor {d}, {n}, {m}, ror #{s}"        (d: Wn, n: Wn, m: Wn, s: Shift32) []
+                    => enc(0x4ac00000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), mapped(3, 10, 5, shift32)]);
+                /// `d = n ^ (m >> s)` (32-bit), s in 0..=31.
+                eor_w_lsr:  "eor {d}, {n}, {m}, lsr #{s}"        (d: Wn, n: Wn, m: Wn, s: Shift32) []
+                    => enc(0x4a400000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), mapped(3, 10, 5, shift32)]);
+                /// Rotate right by an immediate, 0..=31 (32-bit EXTR with n as both sources).
+                ror_w_imm:  "ror {d}, {n}, #{s}"                 (d: Wn, n: Wn, s: Shift32) []
+                    => enc(0x13800000, &[fld(0, 0, 5), fld(1, 5, 5), fld(1, 16, 5), mapped(2, 10, 5, shift32)]);
+                /// Logical shift right by an immediate, 0..=31 (32-bit UBFM).
+                lsr_w:      "lsr {d}, {n}, #{s}"                 (d: Wn, n: Wn, s: Shift32) []
+                    => enc(0x53007c00, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 5, shift32)]);
+                /// Shift left by an immediate, 0..=31 (32-bit UBFM).
+                lsl_w:      "lsl {d}, {n}, #{s}"                 (d: Wn, n: Wn, s: Shift32) []
+                    => enc(0x53000000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 5, lsl32_immr), mapped(2, 10, 5, lsl32_imms)]);
+                /// Byte reversal of a 32-bit register.
+                rev_w:      "rev {d}, {n}"                       (d: Wn, n: Wn) []
+                    => enc(0x5ac00800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// `d = n + imm` (32-bit; `wsp` admitted), imm in 0..=4095.
+                add_w_imm:  "add {d}, {n}, #{imm}"               (d: WnSp, n: WnSp, imm: Imm12) []
+                    => enc(0x11000000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 12, uimm::<12>)]);
+                /// `d = n - imm` (32-bit; `wsp` admitted), imm in 0..=4095.
+                sub_w_imm:  "sub {d}, {n}, #{imm}"               (d: WnSp, n: WnSp, imm: Imm12) []
+                    => enc(0x51000000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 12, uimm::<12>)]);
+                /// Flags of the 32-bit `n - imm`.
+                cmp_w_imm:  "cmp {n}, #{imm}"                    (n: WnSp, imm: Imm12) []
+                    => enc(0x7100001f, &[fld(0, 5, 5), mapped(1, 10, 12, uimm::<12>)]);
+                /// Flags of the 32-bit `n - m`.
+                cmp_w:      "cmp {n}, {m}"                       (n: Wn, m: Wn) []
+                    => enc(0x6b00001f, &[fld(0, 5, 5), fld(1, 16, 5)]);
+                /// Move a 16-bit immediate into a 32-bit register (MOVZ, no shift).
+                movz_w:     "movz {d}, #{imm}"                   (d: Wn, imm: Imm12) []
+                    => enc(0x52800000, &[fld(0, 0, 5), mapped(1, 5, 16, uimm::<16>)]);
+                /// Replace 16 bits of a 32-bit register: bits `s..s+16` of d = imm (s 0 or 16), the rest kept.
+                movk_w:     "movk {d}, #{imm}, lsl #{s}"         (d: Wn, imm: Imm12, s: MovShift) []
+                    => enc(0x72800000, &[fld(0, 0, 5), mapped(1, 5, 16, uimm::<16>), mapped(2, 21, 1, hw32)]);
+                /// Branch if the 32-bit register is zero.
+                cbz_w:      "cbz {r}, {t}"                       (r: Wn, t: Target) []
+                    => label(0x34000000, &[fld(0, 0, 5), mapped(1, 5, 19, branch::<19>)], 1, LabelValue::Offset);
+                /// Branch if the 32-bit register is not zero.
+                cbnz_w:     "cbnz {r}, {t}"                      (r: Wn, t: Target) []
+                    => label(0x35000000, &[fld(0, 0, 5), mapped(1, 5, 19, branch::<19>)], 1, LabelValue::Offset);
+                /// Branch if bit b (0..=31) of the 32-bit register is zero (within 32 KiB).
+                tbz_w:      "tbz {r}, #{b}, {t}"                 (r: Wn, b: Bit32, t: Target) []
+                    => label(0x36000000, &[fld(0, 0, 5), mapped(1, 19, 5, bit32), mapped(2, 5, 14, branch::<14>)], 2, LabelValue::Offset);
+                /// Branch if bit b (0..=31) of the 32-bit register is one (within 32 KiB).
+                tbnz_w:     "tbnz {r}, #{b}, {t}"                (r: Wn, b: Bit32, t: Target) []
+                    => label(0x37000000, &[fld(0, 0, 5), mapped(1, 19, 5, bit32), mapped(2, 5, 14, branch::<14>)], 2, LabelValue::Offset);
+
+                // --- general-purpose loads and stores: 32-bit, byte, register offset, pre/post-index, unscaled ------------
+                /// Load 32 bits, zero-extended: `t = [n + off]`, off a multiple of 4 in 0..=16380.
+                ldr_w:      "ldr {t}, [{n}, #{off}]"             (t: Wn, n: XnSp, off: UOff4) []
+                    => enc(0xb9400000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 12, uscaled::<4>)]);
+                /// Store the low 32 bits of t: `[n + off] = t`.
+                str_w:      "str {t}, [{n}, #{off}]"             (t: Wn, n: XnSp, off: UOff4) []
+                    => enc(0xb9000000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 12, uscaled::<4>)]);
+                /// Load 32 bits with post-index writeback: `t = [n]; n += off`.
+                ldr_w_post: "ldr {t}, [{n}], #{off}"             (t: Wn, n: XnSp, off: SOff) []
+                    => enc(0xb8400400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 12, 9, sscaled::<1, 9>)]);
+                /// Load two 32-bit words: `a = [n + off]; b = [n + off + 4]`, off a multiple of 4 in -256..=252.
+                ldp_w:      "ldp {a}, {b}, [{n}, #{off}]"        (a: Wn, b: Wn, n: XnSp, off: SOff) []
+                    => enc(0x29400000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<4, 7>)]);
+                /// `ldp_w` at n, then `n += off`.
+                ldp_w_post: "ldp {a}, {b}, [{n}], #{off}"        (a: Wn, b: Wn, n: XnSp, off: SOff) []
+                    => enc(0x28c00000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<4, 7>)]);
+                /// Store two 32-bit words: `[n + off] = a; [n + off + 4] = b`.
+                stp_w:      "stp {a}, {b}, [{n}, #{off}]"        (a: Wn, b: Wn, n: XnSp, off: SOff) []
+                    => enc(0x29000000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<4, 7>)]);
+                /// Load 64 bits from a register offset: `t = [n + m]`.
+                ldr_x_reg:  "ldr {t}, [{n}, {m}]"                (t: Xn, n: XnSp, m: Xn) []
+                    => enc(0xf8606800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Load a byte from a register offset, zero-extended: `t = [n + m]`.
+                ldrb_reg:   "ldrb {t}, [{n}, {m}]"               (t: Wn, n: XnSp, m: Xn) []
+                    => enc(0x38606800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Store the low byte of t at a register offset: `[n + m] = t`.
+                strb_reg:   "strb {t}, [{n}, {m}]"               (t: Wn, n: XnSp, m: Xn) []
+                    => enc(0x38206800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Load a byte with pre-index writeback: `n += off; t = [n]`.
+                ldrb_pre:   "ldrb {t}, [{n}, #{off}]!"           (t: Wn, n: XnSp, off: SOff) []
+                    => enc(0x38400c00, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 12, 9, sscaled::<1, 9>)]);
+                /// Load a byte with post-index writeback: `t = [n]; n += off`.
+                ldrb_post:  "ldrb {t}, [{n}], #{off}"            (t: Wn, n: XnSp, off: SOff) []
+                    => enc(0x38400400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 12, 9, sscaled::<1, 9>)]);
+                /// Store a byte with pre-index writeback: `n += off; [n] = t`.
+                strb_pre:   "strb {t}, [{n}, #{off}]!"           (t: Wn, n: XnSp, off: SOff) []
+                    => enc(0x38000c00, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 12, 9, sscaled::<1, 9>)]);
+                /// Store a byte with post-index writeback: `[n] = t; n += off`.
+                strb_post:  "strb {t}, [{n}], #{off}"            (t: Wn, n: XnSp, off: SOff) []
+                    => enc(0x38000400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 12, 9, sscaled::<1, 9>)]);
+                /// Load with pre-index writeback: `n += off; t = [n]`.
+                ldr_x_pre:  "ldr {t}, [{n}, #{off}]!"            (t: Xn, n: XnSp, off: SOff) []
+                    => enc(0xf8400c00, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 12, 9, sscaled::<1, 9>)]);
+                /// Store with post-index writeback: `[n] = t; n += off`.
+                str_x_post: "str {t}, [{n}], #{off}"             (t: Xn, n: XnSp, off: SOff) [] as str_post
+                    => enc(0xf8000400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 12, 9, sscaled::<1, 9>)]);
+                /// Store a pair with post-index writeback: `[n] = a; [n + 8] = b; n += off`.
+                stp_x_post: "stp {a}, {b}, [{n}], #{off}"        (a: Xn, b: Xn, n: XnSp, off: SOff) []
+                    => enc(0xa8800000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<8, 7>)]);
+                /// Store a pair of d registers with post-index writeback.
+                stp_d_post: "stp {a}, {b}, [{n}], #{off}"        (a: Dn, b: Dn, n: XnSp, off: SOff) []
+                    => enc(0x6c800000, &[fld(0, 0, 5), fld(1, 10, 5), fld(2, 5, 5), mapped(3, 15, 7, sscaled::<8, 7>)]);
+                /// Load from an unscaled signed offset: `t = [n + off]`, off in -256..=255.
+                ldur_x:     "ldur {t}, [{n}, #{off}]"            (t: Xn, n: XnSp, off: SOff) []
+                    => enc(0xf8400000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 12, 9, sscaled::<1, 9>)]);
+                /// Store at an unscaled signed offset: `[n + off] = t`, off in -256..=255.
+                stur_x:     "stur {t}, [{n}, #{off}]"            (t: Xn, n: XnSp, off: SOff) []
+                    => enc(0xf8000000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 12, 9, sscaled::<1, 9>)]);
+
+                // --- calls and hints: PAuth and BTI are in the hint space, NOPs on CPUs without them ---------------------
+                /// Call: `x30 = ` the next instruction's address, then branch to the label (within 128 MiB). The
+                /// interpreter does not model calls (it faults).
+                bl:         "bl {t}"                             (t: Target) []
+                    => label(0x94000000, &[mapped(0, 0, 26, branch::<26>)], 0, LabelValue::Offset);
+                /// Call the address in n: `x30 = ` the next instruction's address. Not modelled by the interpreter.
+                blr:        "blr {n}"                            (n: Xn) []
+                    => enc(0xd63f0000, &[fld(0, 5, 5)]);
+                /// Sign x30 with key A and sp as the modifier (FEAT_PAuth; a NOP without it, so no feature is
+                /// required). The interpreter models it as the identity, as `autiasp`: a signed and authenticated x30
+                /// is unchanged.
+                paciasp:    "paciasp"                            () [] => enc(0xd503233f, &[]);
+                /// Authenticate x30 signed by `paciasp` (FEAT_PAuth; a NOP without it). The identity in the
+                /// interpreter.
+                autiasp:    "autiasp"                            () [] => enc(0xd50323bf, &[]);
+                /// Landing pad for indirect calls (FEAT_BTI; a NOP without it).
+                bti_c:      "bti c"                              () [] => enc(0xd503245f, &[]);
+                /// Landing pad for indirect jumps (FEAT_BTI; a NOP without it).
+                bti_j:      "bti j"                              () [] => enc(0xd503249f, &[]);
+                /// Landing pad for indirect calls and jumps (FEAT_BTI; a NOP without it).
+                bti_jc:     "bti jc"                             () [] => enc(0xd50324df, &[]);
+                /// Branch if signed greater or equal (N equals V).
+                b_ge:       "b.ge {t}"                           (t: Target) []
+                    => label(0x5400000a, &[mapped(0, 5, 19, branch::<19>)], 0, LabelValue::Offset);
+                /// Branch if signed less than (N differs from V).
+                b_lt:       "b.lt {t}"                           (t: Target) []
+                    => label(0x5400000b, &[mapped(0, 5, 19, branch::<19>)], 0, LabelValue::Offset);
+                /// Branch if signed greater than (Z clear and N equals V).
+                b_gt:       "b.gt {t}"                           (t: Target) []
+                    => label(0x5400000c, &[mapped(0, 5, 19, branch::<19>)], 0, LabelValue::Offset);
+                /// Branch if signed less or equal (Z set or N differs from V).
+                b_le:       "b.le {t}"                           (t: Target) []
+                    => label(0x5400000d, &[mapped(0, 5, 19, branch::<19>)], 0, LabelValue::Offset);
+
+                // --- Advanced SIMD: other arrangements, lanes, FP moves -------------------------------------------------
+                /// `d = n` as the low 64 bits of vector d, the upper half zeroed (FMOV from a general register).
+                fmov_d_x:   "fmov {d}, {n}"                      (d: Dn, n: Xn) []
+                    => enc(0x9e670000, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// The upper 64-bit lane of d = n, the lower kept (FMOV to the top half).
+                fmov_d1_x:  "fmov {d}.d[1], {n}"                 (d: Vn, n: Xn) []
+                    => enc(0x9eaf0000, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// Polynomial (carry-less) multiply of the low 8 bytes: 16-bit lane i of d = `n.b[i] * m.b[i]`
+                /// (base Advanced SIMD, no PMULL feature).
+                pmull_8b:   "pmull {d}.8h, {n}.8b, {m}.8b"       (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x0e20e000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Bytes `imm..imm+7` of the 16-byte m:n (the low halves; n the low), the upper half zeroed.
+                ext_8b:     "ext {d}.8b, {n}.8b, {m}.8b, #{imm}" (d: Vn, n: Vn, m: Vn, imm: Imm3) []
+                    => enc(0x2e000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), mapped(3, 11, 3, uimm::<3>)]);
+                /// Logical shift right of each byte (1..8).
+                ushr_16b:   "ushr {d}.16b, {n}.16b, #{s}"        (d: Vn, n: Vn, s: Shift8) []
+                    => enc(0x6f000400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 7, shr8)]);
+                /// Arithmetic shift right of each 32-bit lane (1..32).
+                sshr_4s:    "sshr {d}.4s, {n}.4s, #{s}"          (d: Vn, n: Vn, s: Shift32) []
+                    => enc(0x4f000400, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 7, shr32)]);
+                /// Lane-wise 32-bit subtraction.
+                sub_4s:     "sub {d}.4s, {n}.4s, {m}.4s"         (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x6ea08400, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Bitwise insert if true: `d = (d & !m) | (n & m)`.
+                bit_16b:    "bit {d}.16b, {n}.16b, {m}.16b"      (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x6ea01c00, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// `d = !n` (NOT).
+                mvn_16b:    "mvn {d}.16b, {n}.16b"               (d: Vn, n: Vn) []
+                    => enc(0x6e205800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// `d = n ^ m` on the low 8 bytes, the upper half zeroed.
+                eor_8b:     "eor {d}.8b, {n}.8b, {m}.8b"         (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x2e201c00, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Lane i of d = the 32-bit general register n (INS general).
+                ins_s_w:    "mov {d}.s[{i}], {n}"                (d: Vn, i: LaneS, n: Wn) []
+                    => enc(0x4e001c00, &[fld(0, 0, 5), mapped(1, 16, 5, s_imm5), fld(2, 5, 5)]);
+                /// Byte lane i of d = the low byte of general register n (INS general).
+                ins_b_w:    "mov {d}.b[{i}], {n}"                (d: Vn, i: LaneB, n: Wn) []
+                    => enc(0x4e001c00, &[fld(0, 0, 5), mapped(1, 16, 5, b_imm5), fld(2, 5, 5)]);
+                /// 32-bit lane i of d = lane j of n (INS element).
+                ins_s:      "mov {d}.s[{i}], {n}.s[{j}]"         (d: Vn, i: LaneS, n: Vn, j: LaneS) []
+                    => enc(0x6e000400, &[fld(0, 0, 5), mapped(1, 16, 5, s_imm5), fld(2, 5, 5), mapped(3, 11, 4, s_imm4)]);
+                /// The four 32-bit lanes of d = the 32-bit general register n.
+                dup_4s_w:   "dup {d}.4s, {n}"                    (d: Vn, n: Wn) []
+                    => enc(0x4e040c00, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// General register d = byte lane i of n, zero-extended (UMOV).
+                umov_b:     "umov {d}, {n}.b[{i}]"               (d: Wn, n: Vn, i: LaneB) []
+                    => enc(0x0e003c00, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 5, b_imm5)]);
+
+                // --- vector loads and stores: other arrangements and register counts ----------------------------------
+                // On little-endian the arrangement of a one-register `ld1`/`st1` changes nothing but the encoding.
+                /// Load 16 bytes as two 64-bit lanes.
+                ld1_2d:     "ld1 {{t}.2d}, [{n}]"                (t: Vn, n: XnSp) []
+                    => enc(0x4c407c00, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// `ld1_2d`, then `n += 16`.
+                ld1_2d_post: "ld1 {{t}.2d}, [{n}], #16"          (t: Vn, n: XnSp) []
+                    => enc(0x4cdf7c00, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// Load 16 bytes as four 32-bit lanes.
+                ld1_4s:     "ld1 {{t}.4s}, [{n}]"                (t: Vn, n: XnSp) []
+                    => enc(0x4c407800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// `ld1_4s`, then `n += 16`.
+                ld1_4s_post: "ld1 {{t}.4s}, [{n}], #16"          (t: Vn, n: XnSp) []
+                    => enc(0x4cdf7800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// Load 8 bytes into the low half, the upper half zeroed.
+                ld1_1d:     "ld1 {{t}.1d}, [{n}]"                (t: Vn, n: XnSp) []
+                    => enc(0x0c407c00, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// `ld1_1d`, then `n += 8`.
+                ld1_1d_post: "ld1 {{t}.1d}, [{n}], #8"           (t: Vn, n: XnSp) []
+                    => enc(0x0cdf7c00, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// Store 16 bytes as two 64-bit lanes.
+                st1_2d:     "st1 {{t}.2d}, [{n}]"                (t: Vn, n: XnSp) []
+                    => enc(0x4c007c00, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// Store 16 bytes as four 32-bit lanes, then `n += 16`.
+                st1_4s_post: "st1 {{t}.4s}, [{n}], #16"          (t: Vn, n: XnSp) []
+                    => enc(0x4c9f7800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// Load 64 bytes into four consecutive registers.
+                ld1_4x16b:  "ld1 {{l}}, [{n}]"                   (l: VList16b, n: XnSp) []
+                    => enc(0x4c402000, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// Load 64 bytes into four consecutive registers (`.2d`).
+                ld1_4x2d:   "ld1 {{l}}, [{n}]"                   (l: VList2d, n: XnSp) []
+                    => enc(0x4c402c00, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// `ld1_4x2d`, then `n += 64`.
+                ld1_4x2d_post: "ld1 {{l}}, [{n}], #64"           (l: VList2d, n: XnSp) []
+                    => enc(0x4cdf2c00, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// Load 64 bytes into four consecutive registers (`.4s`).
+                ld1_4x4s:   "ld1 {{l}}, [{n}]"                   (l: VList4s, n: XnSp) []
+                    => enc(0x4c402800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// Store four consecutive registers (64 bytes).
+                st1_4x16b:  "st1 {{l}}, [{n}]"                   (l: VList16b, n: XnSp) []
+                    => enc(0x4c002000, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// Store four consecutive registers (`.2d`).
+                st1_4x2d:   "st1 {{l}}, [{n}]"                   (l: VList2d, n: XnSp) []
+                    => enc(0x4c002c00, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// `st1_4x2d`, then `n += 64`.
+                st1_4x2d_post: "st1 {{l}}, [{n}], #64"           (l: VList2d, n: XnSp) []
+                    => enc(0x4c9f2c00, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// Load 32 bytes into two consecutive registers (`.2d`).
+                ld1_2x2d:   "ld1 {{l}}, [{n}]"                   (l: VPair2d, n: XnSp) []
+                    => enc(0x4c40ac00, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// `ld1_2x2d`, then `n += 32`.
+                ld1_2x2d_post: "ld1 {{l}}, [{n}], #32"           (l: VPair2d, n: XnSp) []
+                    => enc(0x4cdfac00, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// Load 32 bytes into two consecutive registers (`.4s`).
+                ld1_2x4s:   "ld1 {{l}}, [{n}]"                   (l: VPair4s, n: XnSp) []
+                    => enc(0x4c40a800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// Load 32 bytes into two consecutive registers (`.16b`), then `n += 32`.
+                ld1_2x16b_post: "ld1 {{l}}, [{n}], #32"          (l: VPair16b, n: XnSp) []
+                    => enc(0x4cdfa000, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// Load 48 bytes into three consecutive registers (`.16b`).
+                ld1_3x16b:  "ld1 {{l}}, [{n}]"                   (l: VTriple16b, n: XnSp) []
+                    => enc(0x4c406000, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// Store two consecutive registers (`.16b`), then `n += 32`.
+                st1_2x16b_post: "st1 {{l}}, [{n}], #32"          (l: VPair16b, n: XnSp) []
+                    => enc(0x4c9fa000, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// Store two consecutive registers (`.2d`).
+                st1_2x2d:   "st1 {{l}}, [{n}]"                   (l: VPair2d, n: XnSp) []
+                    => enc(0x4c00ac00, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// Store two consecutive registers (`.4s`).
+                st1_2x4s:   "st1 {{l}}, [{n}]"                   (l: VPair4s, n: XnSp) []
+                    => enc(0x4c00a800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// Load 4 bytes into 32-bit lane i of t, the other lanes kept.
+                ld1_s:      "ld1 {{t}.s}[{i}], [{n}]"            (t: Vn, i: LaneS, n: XnSp) []
+                    => enc(0x0d408000, &[fld(0, 0, 5), mapped(1, 12, 1, s_lane), mapped_part(1, 30, 1, 1, s_lane), fld(2, 5, 5)]);
+                /// Store 32-bit lane i of t (4 bytes).
+                st1_s:      "st1 {{t}.s}[{i}], [{n}]"            (t: Vn, i: LaneS, n: XnSp) []
+                    => enc(0x0d008000, &[fld(0, 0, 5), mapped(1, 12, 1, s_lane), mapped_part(1, 30, 1, 1, s_lane), fld(2, 5, 5)]);
         }
     };
 }
@@ -856,7 +1365,13 @@ fn register_error(o: &Operand) -> String {
         Operand::X(n) | Operand::W(n) => {
             format!("x{n} is not a general-purpose register: x0..=x30 (sp and xzr are SP and XZR)")
         }
-        Operand::V(n) | Operand::Q(n) | Operand::D(n) | Operand::S(n) | Operand::List4(n, _) => {
+        Operand::V(n)
+        | Operand::Q(n)
+        | Operand::D(n)
+        | Operand::S(n)
+        | Operand::List4(n, _)
+        | Operand::List3(n, _)
+        | Operand::List2(n, _) => {
             format!("v{n} is not a vector register: v0..=v31")
         }
         _ => format!("{o:?} is not a register"),
@@ -887,10 +1402,12 @@ impl InstructionSet for Aarch64 {
     fn regs(o: &Operand, out: &mut Vec<Reg>) {
         match o {
             Operand::X(n) => out.push(Reg::X(*n)),
-            Operand::Sp => out.push(Reg::X(31)),
+            Operand::Sp | Operand::Wsp => out.push(Reg::X(31)),
             Operand::W(n) => out.push(Reg::X(*n)),
             Operand::V(n) | Operand::Q(n) | Operand::D(n) | Operand::S(n) => out.push(Reg::V(*n)),
             Operand::List4(n, _) => out.extend((0..4).map(|k| Reg::V((n + k) % 32))),
+            Operand::List3(n, _) => out.extend((0..3).map(|k| Reg::V((n + k) % 32))),
+            Operand::List2(n, _) => out.extend((0..2).map(|k| Reg::V((n + k) % 32))),
             Operand::Xzr | Operand::Wzr | Operand::Imm(_) | Operand::Label(_) => {}
         }
     }
@@ -914,6 +1431,7 @@ impl InstructionSet for Aarch64 {
             Operand::Sp => "sp".into(),
             Operand::Xzr => "xzr".into(),
             Operand::Wzr => "wzr".into(),
+            Operand::Wsp => "wsp".into(),
             Operand::W(n) => format!("w{n}"),
             Operand::V(n) => format!("v{n}"),
             Operand::Q(n) => format!("q{n}"),
@@ -922,6 +1440,8 @@ impl InstructionSet for Aarch64 {
             Operand::Imm(i) => i.to_string(),
             Operand::Label(l) => ctx.label(l),
             Operand::List4(n, arr) => (0..4).map(|k| format!("v{}.{arr}", (n + k) % 32)).collect::<Vec<_>>().join(", "),
+            Operand::List3(n, arr) => (0..3).map(|k| format!("v{}.{arr}", (n + k) % 32)).collect::<Vec<_>>().join(", "),
+            Operand::List2(n, arr) => format!("v{n}.{arr}, v{}.{arr}", (n + 1) % 32),
         }
     }
     fn operand_value(o: &Operand) -> Option<i64> {
@@ -932,8 +1452,10 @@ impl InstructionSet for Aarch64 {
             | Operand::Q(n)
             | Operand::D(n)
             | Operand::S(n)
-            | Operand::List4(n, _) => Some(*n as i64),
-            Operand::Sp | Operand::Xzr | Operand::Wzr => Some(31),
+            | Operand::List4(n, _)
+            | Operand::List3(n, _)
+            | Operand::List2(n, _) => Some(*n as i64),
+            Operand::Sp | Operand::Xzr | Operand::Wzr | Operand::Wsp => Some(31),
             Operand::Imm(i) => Some(*i),
             Operand::Label(_) => None,
         }
@@ -946,7 +1468,13 @@ impl InstructionSet for Aarch64 {
         let in_class = |o: &Operand| match *o {
             Operand::X(n) => n <= 30,
             Operand::W(n) => n <= 30,
-            Operand::V(n) | Operand::Q(n) | Operand::D(n) | Operand::S(n) | Operand::List4(n, _) => n <= 31,
+            Operand::V(n)
+            | Operand::Q(n)
+            | Operand::D(n)
+            | Operand::S(n)
+            | Operand::List4(n, _)
+            | Operand::List3(n, _)
+            | Operand::List2(n, _) => n <= 31,
             _ => true,
         };
         if let Some(o) = operands.iter().find(|o| !in_class(o)) {

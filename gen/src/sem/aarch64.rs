@@ -73,6 +73,7 @@ pub fn gpr(m: &Machine<'_>, o: &Operand) -> u64 {
         Operand::Sp => m.state.x[31],
         Operand::Xzr | Operand::Wzr => 0,
         Operand::W(n) => m.state.x[*n as usize] & 0xffff_ffff,
+        Operand::Wsp => m.state.x[31] & 0xffff_ffff,
         Operand::Imm(i) => *i as u64,
         _ => unreachable!("not a general-purpose operand: {o:?}"),
     }
@@ -84,6 +85,7 @@ fn set_gpr(m: &mut Machine<'_>, o: &Operand, v: u64) -> Result<(), Fault> {
         Operand::Sp => m.state.x[31] = v,
         Operand::Xzr | Operand::Wzr => {}
         Operand::W(n) => m.state.x[*n as usize] = v & 0xffff_ffff,
+        Operand::Wsp => m.state.x[31] = v & 0xffff_ffff,
         _ => unreachable!("not a general-purpose destination: {o:?}"),
     }
     Ok(())
@@ -92,7 +94,13 @@ fn set_gpr(m: &mut Machine<'_>, o: &Operand, v: u64) -> Result<(), Fault> {
 /// The vector register number of an operand.
 pub fn vreg(o: &Operand) -> usize {
     match o {
-        Operand::V(n) | Operand::Q(n) | Operand::D(n) | Operand::S(n) | Operand::List4(n, _) => *n as usize,
+        Operand::V(n)
+        | Operand::Q(n)
+        | Operand::D(n)
+        | Operand::S(n)
+        | Operand::List4(n, _)
+        | Operand::List3(n, _)
+        | Operand::List2(n, _) => *n as usize,
         _ => unreachable!("not a vector operand: {o:?}"),
     }
 }
@@ -137,16 +145,33 @@ fn add_with_flags(a: u64, b: u64, carry: u64) -> (u64, u64) {
     (r, f)
 }
 
+/// `add_with_flags` on 32-bit operands (the low halves of `a` and `b`): the zero-extended sum and its flags.
+fn add_with_flags32(a: u64, b: u64, carry: u64) -> (u64, u64) {
+    let (a, b) = (a & 0xffff_ffff, b & 0xffff_ffff);
+    let wide = a + b + carry;
+    let r = wide & 0xffff_ffff;
+    let mut f = if r >> 31 != 0 { N } else { 0 } | if r == 0 { Z } else { 0 };
+    f |= if wide >> 32 != 0 { C } else { 0 };
+    f |= if ((a ^ r) & (b ^ r)) >> 31 & 1 != 0 { V } else { 0 };
+    (r, f)
+}
+
+/// Whether a general-purpose operand is a 32-bit view (`wN`, `wzr`, `wsp`).
+fn is_w(o: &Operand) -> bool {
+    matches!(o, Operand::W(_) | Operand::Wzr | Operand::Wsp)
+}
+
 /// `d = n op m`: `+`, `-`, `c` (add with carry), `b` (subtract with borrow: `n + !m + C`), the flags set when
-/// `flags`; `d` absent for `cmp` (`?`).
+/// `flags`; `d` absent for `cmp` (`?`). 32-bit when the operands are (`wN`): the flags are the 32-bit ones.
 fn arith(m: &mut Machine<'_>, o: &[Operand], kind: u8, flags: bool) -> Result<(), Fault> {
     let (d, rest) = if kind == b'?' { (None, o) } else { (Some(&o[0]), &o[1..]) };
     let (a, b) = (gpr(m, &rest[0]), gpr(m, &rest[1]));
+    let add = if is_w(&rest[0]) { add_with_flags32 } else { add_with_flags };
     let (r, f) = match kind {
-        b'+' => add_with_flags(a, b, 0),
-        b'c' => add_with_flags(a, b, (m.state.flags & C) >> 1),
-        b'b' => add_with_flags(a, !b, (m.state.flags & C) >> 1),
-        _ => add_with_flags(a, !b, 1),
+        b'+' => add(a, b, 0),
+        b'c' => add(a, b, (m.state.flags & C) >> 1),
+        b'b' => add(a, !b, (m.state.flags & C) >> 1),
+        _ => add(a, !b, 1),
     };
     if flags {
         m.state.flags = f;
@@ -161,6 +186,58 @@ fn arith(m: &mut Machine<'_>, o: &[Operand], kind: u8, flags: bool) -> Result<()
 fn csel(m: &mut Machine<'_>, o: &[Operand], holds: fn(u64) -> bool) -> Result<(), Fault> {
     let v = if holds(m.state.flags) { gpr(m, &o[1]) } else { gpr(m, &o[2]) };
     set_gpr(m, &o[0], v)
+}
+
+/// How the shifted-register forms shift their last register.
+#[derive(Clone, Copy)]
+enum Sh {
+    Lsl,
+    Lsr,
+    Ror,
+}
+
+/// `d = f(n, m)`, m shifted by the fourth operand when `sh` says how; within 32 bits for 32-bit operands (the
+/// destination's view decides, and `set_gpr` zero-extends).
+fn logic(m: &mut Machine<'_>, o: &[Operand], sh: Option<Sh>, f: fn(u64, u64) -> u64) -> Result<(), Fault> {
+    let b = gpr(m, &o[2]);
+    let b = match (sh, is_w(&o[0])) {
+        (None, _) => b,
+        (Some(sh), true) => {
+            let (b, s) = (b as u32, imm(&o[3]) as u32);
+            (match sh {
+                Sh::Lsl => b << s,
+                Sh::Lsr => b >> s,
+                Sh::Ror => b.rotate_right(s),
+            }) as u64
+        }
+        (Some(sh), false) => {
+            let s = imm(&o[3]) as u32;
+            match sh {
+                Sh::Lsl => b << s,
+                Sh::Lsr => b >> s,
+                Sh::Ror => b.rotate_right(s),
+            }
+        }
+    };
+    let v = f(gpr(m, &o[1]), b);
+    set_gpr(m, &o[0], v)
+}
+
+/// `d = v` if `holds(flags)`, else 0 (`cset`: v = 1, `csetm`: all ones).
+fn cset(m: &mut Machine<'_>, o: &[Operand], v: u64, holds: fn(u64) -> bool) -> Result<(), Fault> {
+    let r = if holds(m.state.flags) { v } else { 0 };
+    set_gpr(m, &o[0], r)
+}
+
+/// What `bl` and `blr` give: the interpreter runs one function, and models no calls.
+const NO_CALLS: Fault = Fault { addr: 0, len: 0, what: "calls (bl, blr) are not modelled by the interpreter" };
+
+/// `tbz`/`tbnz`: jump when bit `o[1]` of `o[0]` is `one`.
+fn tbranch<'o>(m: &Machine<'_>, o: &'o [Operand], one: bool) -> Flow<'o> {
+    match &o[2] {
+        Operand::Label(l) if ((gpr(m, &o[0]) >> imm(&o[1])) & 1 == 1) == one => Flow::Jump(l),
+        _ => Flow::Next,
+    }
 }
 
 fn branch<'o>(m: &Machine<'_>, o: &'o [Operand], taken: fn(u64) -> bool) -> Flow<'o> {
@@ -199,38 +276,55 @@ fn addr(m: &mut Machine<'_>, base: &Operand, off: i64, mode: Mode) -> u64 {
     }
 }
 
-/// Loads or stores the registers `regs` (each `size` bytes: 8 for x and d, 16 for q) at consecutive addresses.
+/// Loads or stores the registers `regs` (each `size` bytes: 1 for bytes, 4 for w, 8 for x and d, 16 for q) at
+/// consecutive addresses.
 fn ldst(m: &mut Machine<'_>, o: &[Operand], size: usize, store: bool, mode: Mode) -> Result<(), Fault> {
     let k = o.len() - 2;
     let a = addr(m, &o[k], imm(&o[k + 1]), mode);
     for (i, r) in o[..k].iter().enumerate() {
-        let at = a.wrapping_add((i * size) as u64);
-        if store {
-            let bytes: Vec<u8> = match r {
-                Operand::X(_) | Operand::Xzr => gpr(m, r).to_le_bytes().to_vec(),
-                _ => vec(m, r)[..size].to_vec(),
-            };
-            m.mem.write(at, &bytes)?;
-        } else {
-            let b = load(m, at, size)?;
-            match r {
-                Operand::X(_) | Operand::Xzr => set_gpr(m, r, u64::from_le_bytes(b.try_into().unwrap()))?,
-                _ => {
-                    let mut v = [0; 16];
-                    v[..size].copy_from_slice(&b);
-                    set_vec(m, r, v)?;
-                }
-            }
-        }
+        ldst_one(m, r, a.wrapping_add((i * size) as u64), size, store)?;
     }
     Ok(())
 }
 
-/// Structure loads and stores: `regs` consecutive registers from `first`; `ld4`/`st4` interleave words.
-fn ldst_multi(m: &mut Machine<'_>, o: &[Operand], regs: usize, four: bool, store: bool) -> Result<(), Fault> {
+/// Loads or stores `size` bytes of register `r` at `at`: a general-purpose load zero-extends, a vector load
+/// zeroes the bytes above.
+fn ldst_one(m: &mut Machine<'_>, r: &Operand, at: u64, size: usize, store: bool) -> Result<(), Fault> {
+    let general = matches!(r, Operand::X(_) | Operand::Xzr | Operand::W(_) | Operand::Wzr);
+    if store {
+        let bytes: Vec<u8> =
+            if general { gpr(m, r).to_le_bytes()[..size].to_vec() } else { vec(m, r)[..size].to_vec() };
+        return m.mem.write(at, &bytes);
+    }
+    let b = load(m, at, size)?;
+    let mut v = [0; 16];
+    v[..size].copy_from_slice(&b);
+    if general {
+        set_gpr(m, r, u64::from_le_bytes(v[..8].try_into().unwrap()))
+    } else {
+        set_vec(m, r, v)
+    }
+}
+
+/// Register-offset forms: `t` (`size` bytes) at `n + m`.
+fn ldst_reg(m: &mut Machine<'_>, o: &[Operand], size: usize, store: bool) -> Result<(), Fault> {
+    let at = gpr(m, &o[1]).wrapping_add(gpr(m, &o[2]));
+    ldst_one(m, &o[0], at, size, store)
+}
+
+/// Structure loads and stores: `regs` consecutive registers from `first`; `ld4`/`st4` interleave words; `post`:
+/// the base then moves past them.
+fn ldst_multi(
+    m: &mut Machine<'_>,
+    o: &[Operand],
+    regs: usize,
+    four: bool,
+    store: bool,
+    post: bool,
+) -> Result<(), Fault> {
     let n = o.len() - 1;
     let first = vreg(&o[0]);
-    let a = addr(m, &o[n], 16 * regs as i64, Mode::Post);
+    let a = if post { addr(m, &o[n], 16 * regs as i64, Mode::Post) } else { gpr(m, &o[n]) };
     // Byte j of the memory block is byte `at(j)` of the registers (register r's byte b at 16 r + b).
     let at = |j: usize| if four { (j / 4 % 4) * 16 + (j / 16) * 4 + j % 4 } else { j };
     if store {
@@ -630,10 +724,10 @@ static SEMS: &[Sem] = sems! {
     ld1_16b_post [W, RW] Some(1), 0, 0, 16, false, |m, o| ld1(m, o, true);
     st1_16b [R, R] Some(1), 0, 0, 16, false, |m, o| st1(m, o, false);
     st1_16b_post [R, RW] Some(1), 0, 0, 16, false, |m, o| st1(m, o, true);
-    ld1_4x16b_post [W, RW] Some(1), 0, 0, 64, false, |m, o| ldst_multi(m, o, 4, false, false);
-    st1_4x16b_post [R, RW] Some(1), 0, 0, 64, false, |m, o| ldst_multi(m, o, 4, false, true);
-    ld4_4s_post [W, RW] Some(1), 0, 0, 64, false, |m, o| ldst_multi(m, o, 4, true, false);
-    st4_4s_post [R, RW] Some(1), 0, 0, 64, false, |m, o| ldst_multi(m, o, 4, true, true);
+    ld1_4x16b_post [W, RW] Some(1), 0, 0, 64, false, |m, o| ldst_multi(m, o, 4, false, false, true);
+    st1_4x16b_post [R, RW] Some(1), 0, 0, 64, false, |m, o| ldst_multi(m, o, 4, false, true, true);
+    ld4_4s_post [W, RW] Some(1), 0, 0, 64, false, |m, o| ldst_multi(m, o, 4, true, false, true);
+    st4_4s_post [R, RW] Some(1), 0, 0, 64, false, |m, o| ldst_multi(m, o, 4, true, true, true);
     ld4_s_post [RW, O, RW] Some(2), 0, 0, 16, false, |m, o| ldst_lane(m, o, false);
     st4_s_post [R, O, RW] Some(2), 0, 0, 16, false, |m, o| ldst_lane(m, o, true);
     ld1r_4s_post [W, RW] Some(1), 0, 0, 4, false, |m, o| {
@@ -812,6 +906,200 @@ static SEMS: &[Sem] = sems! {
         v3(m, o, |n, k| from_s(std::array::from_fn(|i| [s(&d, 2), s(&d, 3), s(n, 0), s(n, 1)][i] ^ s(&d, i) ^ s(k, i))))
     };
     sha1su1 [RW, R] NB, 0, 0, 0, false, |m, o| { let d = vec(m, &o[0]); v2(m, o, |n| sha1_su1(&d, n)) };
+    eor [W, R, R] NB, 0, 0, 0, false, |m, o| logic(m, o, None, |a, b| a ^ b);
+    and [W, R, R] NB, 0, 0, 0, false, |m, o| logic(m, o, None, |a, b| a & b);
+    orr [W, R, R] NB, 0, 0, 0, false, |m, o| logic(m, o, None, |a, b| a | b);
+    bic [W, R, R] NB, 0, 0, 0, false, |m, o| logic(m, o, None, |a, b| a & !b);
+    eor_ror [W, R, R, O] NB, 0, 0, 0, false, |m, o| logic(m, o, Some(Sh::Ror), |a, b| a ^ b);
+    eor_lsr [W, R, R, O] NB, 0, 0, 0, false, |m, o| logic(m, o, Some(Sh::Lsr), |a, b| a ^ b);
+    add_lsr [W, R, R, O] NB, 0, 0, 0, false, |m, o| logic(m, o, Some(Sh::Lsr), u64::wrapping_add);
+    orr_lsl [W, R, R, O] NB, 0, 0, 0, false, |m, o| logic(m, o, Some(Sh::Lsl), |a, b| a | b);
+    adds_lsl [W, R, R, O] NB, 0, NZCV, 0, false, |m, o| {
+        let (r, f) = add_with_flags(gpr(m, &o[1]), gpr(m, &o[2]) << imm(&o[3]), 0);
+        m.state.flags = f;
+        set_gpr(m, &o[0], r)
+    };
+    and_imm [W, R, O] NB, 0, 0, 0, false, |m, o| logic(m, o, None, |a, b| a & b);
+    orr_imm [W, R, O] NB, 0, 0, 0, false, |m, o| logic(m, o, None, |a, b| a | b);
+    add_ext [W, R, R, O] NB, 0, 0, 0, false, |m, o| logic(m, o, Some(Sh::Lsl), u64::wrapping_add);
+    sub_ext [W, R, R, O] NB, 0, 0, 0, false, |m, o| logic(m, o, Some(Sh::Lsl), u64::wrapping_sub);
+    eor_imm [W, R, O] NB, 0, 0, 0, false, |m, o| logic(m, o, None, |a, b| a ^ b);
+    tst_imm [R, O] NB, 0, NZCV, 0, false, |m, o| {
+        let r = gpr(m, &o[0]) & gpr(m, &o[1]);
+        m.state.flags = if r >> 63 != 0 { N } else { 0 } | if r == 0 { Z } else { 0 };
+        Ok(())
+    };
+    lsl_reg [W, R, R] NB, 0, 0, 0, false, |m, o| logic(m, o, None, |a, b| a << (b & 63));
+    lsr_reg [W, R, R] NB, 0, 0, 0, false, |m, o| logic(m, o, None, |a, b| a >> (b & 63));
+    rev32_x [W, R] NB, 0, 0, 0, false, |m, o| {
+        let v = gpr(m, &o[1]);
+        set_gpr(m, &o[0], ((v as u32).swap_bytes() as u64) | (((v >> 32) as u32).swap_bytes() as u64) << 32)
+    };
+    rbit [W, R] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], gpr(m, &o[1]).reverse_bits());
+    clz [W, R] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], gpr(m, &o[1]).leading_zeros() as u64);
+    mvn [W, R] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], !gpr(m, &o[1]));
+    neg [W, R] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], gpr(m, &o[1]).wrapping_neg());
+    ngc [W, R] NB, C, 0, 0, false, |m, o| {
+        let r = add_with_flags(0, !gpr(m, &o[1]), (m.state.flags & C) >> 1).0;
+        set_gpr(m, &o[0], r)
+    };
+    cmn [R, R] NB, 0, NZCV, 0, false, |m, o| {
+        m.state.flags = add_with_flags(gpr(m, &o[0]), gpr(m, &o[1]), 0).1;
+        Ok(())
+    };
+    movn [W, O] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], !(imm(&o[1]) as u64));
+    cset_eq [W] NB, Z, 0, 0, false, |m, o| cset(m, o, 1, |f| f & Z != 0);
+    cset_ne [W] NB, Z, 0, 0, false, |m, o| cset(m, o, 1, |f| f & Z == 0);
+    cset_hs [W] NB, C, 0, 0, false, |m, o| cset(m, o, 1, |f| f & C != 0);
+    cset_lo [W] NB, C, 0, 0, false, |m, o| cset(m, o, 1, |f| f & C == 0);
+    csetm_eq [W] NB, Z, 0, 0, false, |m, o| cset(m, o, !0, |f| f & Z != 0);
+    csetm_ne [W] NB, Z, 0, 0, false, |m, o| cset(m, o, !0, |f| f & Z == 0);
+    csetm_hs [W] NB, C, 0, 0, false, |m, o| cset(m, o, !0, |f| f & C != 0);
+    csetm_lo [W] NB, C, 0, 0, false, |m, o| cset(m, o, !0, |f| f & C == 0);
+    add_w [W, R, R] NB, 0, 0, 0, false, |m, o| arith(m, o, b'+', false);
+    sub_w [W, R, R] NB, 0, 0, 0, false, |m, o| arith(m, o, b'-', false);
+    eor_w [W, R, R] NB, 0, 0, 0, false, |m, o| logic(m, o, None, |a, b| a ^ b);
+    and_w [W, R, R] NB, 0, 0, 0, false, |m, o| logic(m, o, None, |a, b| a & b);
+    orr_w [W, R, R] NB, 0, 0, 0, false, |m, o| logic(m, o, None, |a, b| a | b);
+    bic_w [W, R, R] NB, 0, 0, 0, false, |m, o| logic(m, o, None, |a, b| a & !b);
+    mov_w [W, R] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], gpr(m, &o[1]));
+    eor_w_ror [W, R, R, O] NB, 0, 0, 0, false, |m, o| logic(m, o, Some(Sh::Ror), |a, b| a ^ b);
+    eor_w_lsr [W, R, R, O] NB, 0, 0, 0, false, |m, o| logic(m, o, Some(Sh::Lsr), |a, b| a ^ b);
+    ror_w_imm [W, R, O] NB, 0, 0, 0, false, |m, o| {
+        set_gpr(m, &o[0], (gpr(m, &o[1]) as u32).rotate_right(imm(&o[2]) as u32) as u64)
+    };
+    lsr_w [W, R, O] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], gpr(m, &o[1]) >> imm(&o[2]));
+    lsl_w [W, R, O] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], gpr(m, &o[1]) << imm(&o[2]));
+    rev_w [W, R] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], (gpr(m, &o[1]) as u32).swap_bytes() as u64);
+    add_w_imm [W, R, O] NB, 0, 0, 0, false, |m, o| arith(m, o, b'+', false);
+    sub_w_imm [W, R, O] NB, 0, 0, 0, false, |m, o| arith(m, o, b'-', false);
+    cmp_w_imm [R, O] NB, 0, NZCV, 0, false, |m, o| arith(m, o, b'?', true);
+    cmp_w [R, R] NB, 0, NZCV, 0, false, |m, o| arith(m, o, b'?', true);
+    movz_w [W, O] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], imm(&o[1]) as u64);
+    movk_w [RW, O, O] NB, 0, 0, 0, false, |m, o| {
+        let s = imm(&o[2]);
+        let v = (gpr(m, &o[0]) & !(0xffff << s)) | ((imm(&o[1]) as u64) << s);
+        set_gpr(m, &o[0], v)
+    };
+    cbz_w [R, O] NB, 0, 0, 0, false, flow |m, o| cbranch(m, o, true);
+    cbnz_w [R, O] NB, 0, 0, 0, false, flow |m, o| cbranch(m, o, false);
+    tbz_w [R, O, O] NB, 0, 0, 0, false, flow |m, o| tbranch(m, o, false);
+    tbnz_w [R, O, O] NB, 0, 0, 0, false, flow |m, o| tbranch(m, o, true);
+    ldr_w [W, R, O] Some(1), 0, 0, 4, false, |m, o| ldst(m, o, 4, false, Mode::Off);
+    str_w [R, R, O] Some(1), 0, 0, 4, false, |m, o| ldst(m, o, 4, true, Mode::Off);
+    ldr_w_post [W, RW, O] Some(1), 0, 0, 4, false, |m, o| ldst(m, o, 4, false, Mode::Post);
+    ldp_w [W, W, R, O] Some(2), 0, 0, 8, false, |m, o| ldst(m, o, 4, false, Mode::Off);
+    ldp_w_post [W, W, RW, O] Some(2), 0, 0, 8, false, |m, o| ldst(m, o, 4, false, Mode::Post);
+    stp_w [R, R, R, O] Some(2), 0, 0, 8, false, |m, o| ldst(m, o, 4, true, Mode::Off);
+    ldr_x_reg [W, R, R] Some(1), 0, 0, 8, false, |m, o| ldst_reg(m, o, 8, false);
+    ldrb_reg [W, R, R] Some(1), 0, 0, 1, false, |m, o| ldst_reg(m, o, 1, false);
+    strb_reg [R, R, R] Some(1), 0, 0, 1, false, |m, o| ldst_reg(m, o, 1, true);
+    ldrb_pre [W, RW, O] Some(1), 0, 0, 1, false, |m, o| ldst(m, o, 1, false, Mode::Pre);
+    ldrb_post [W, RW, O] Some(1), 0, 0, 1, false, |m, o| ldst(m, o, 1, false, Mode::Post);
+    strb_pre [R, RW, O] Some(1), 0, 0, 1, false, |m, o| ldst(m, o, 1, true, Mode::Pre);
+    strb_post [R, RW, O] Some(1), 0, 0, 1, false, |m, o| ldst(m, o, 1, true, Mode::Post);
+    ldr_x_pre [W, RW, O] Some(1), 0, 0, 8, false, |m, o| ldst(m, o, 8, false, Mode::Pre);
+    str_x_post [R, RW, O] Some(1), 0, 0, 8, false, |m, o| ldst(m, o, 8, true, Mode::Post);
+    stp_x_post [R, R, RW, O] Some(2), 0, 0, 16, false, |m, o| ldst(m, o, 8, true, Mode::Post);
+    stp_d_post [R, R, RW, O] Some(2), 0, 0, 16, false, |m, o| ldst(m, o, 8, true, Mode::Post);
+    ldur_x [W, R, O] Some(1), 0, 0, 8, false, |m, o| ldst(m, o, 8, false, Mode::Off);
+    stur_x [R, R, O] Some(1), 0, 0, 8, false, |m, o| ldst(m, o, 8, true, Mode::Off);
+    bl [O] NB, 0, 0, 0, false, |m, o| Err(NO_CALLS);
+    blr [R] NB, 0, 0, 0, false, |m, o| Err(NO_CALLS);
+    paciasp [] NB, 0, 0, 0, false, |m, o| Ok(());
+    autiasp [] NB, 0, 0, 0, false, |m, o| Ok(());
+    bti_c [] NB, 0, 0, 0, false, |m, o| Ok(());
+    bti_j [] NB, 0, 0, 0, false, |m, o| Ok(());
+    bti_jc [] NB, 0, 0, 0, false, |m, o| Ok(());
+    b_ge [O] NB, N | V, 0, 0, false, flow |m, o| branch(m, o, |f| (f & N != 0) == (f & V != 0));
+    b_lt [O] NB, N | V, 0, 0, false, flow |m, o| branch(m, o, |f| (f & N != 0) != (f & V != 0));
+    b_gt [O] NB, N | Z | V, 0, 0, false, flow |m, o| branch(m, o, |f| f & Z == 0 && (f & N != 0) == (f & V != 0));
+    b_le [O] NB, N | Z | V, 0, 0, false, flow |m, o| branch(m, o, |f| f & Z != 0 || (f & N != 0) != (f & V != 0));
+    fmov_d_x [W, R] NB, 0, 0, 0, false, |m, o| { let x = gpr(m, &o[1]); set_vec(m, &o[0], from_q(x, 0)) };
+    fmov_d1_x [RW, R] NB, 0, 0, 0, false, |m, o| {
+        let (d, x) = (vec(m, &o[0]), gpr(m, &o[1]));
+        set_vec(m, &o[0], from_q(q(&d, 0), x))
+    };
+    pmull_8b [W, R, R] NB, 0, 0, 0, false, |m, o| {
+        v3(m, o, |a, b| {
+            let p: [u16; 8] = std::array::from_fn(|i| clmul(a[i] as u64, b[i] as u64) as u16);
+            std::array::from_fn(|i| p[i / 2].to_le_bytes()[i % 2])
+        })
+    };
+    ext_8b [W, R, R, O] NB, 0, 0, 0, false, |m, o| {
+        let k = imm(&o[3]) as usize;
+        v3(m, o, |a, b| std::array::from_fn(|i| if i >= 8 { 0 } else if i + k < 8 { a[i + k] } else { b[i + k - 8] }))
+    };
+    ushr_16b [W, R, O] NB, 0, 0, 0, false, |m, o| {
+        let n = imm(&o[2]);
+        v2(m, o, |a| a.map(|x| ((x as u16) >> n) as u8))
+    };
+    sshr_4s [W, R, O] NB, 0, 0, 0, false, |m, o| {
+        let n = imm(&o[2]).min(31);
+        v2(m, o, |a| from_s(std::array::from_fn(|i| ((s(a, i) as i32) >> n) as u32)))
+    };
+    sub_4s [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| words2(a, b, u32::wrapping_sub));
+    bit_16b [RW, R, R] NB, 0, 0, 0, false, |m, o| {
+        let d = vec(m, &o[0]);
+        v3(m, o, |n, k| std::array::from_fn(|i| (d[i] & !k[i]) | (n[i] & k[i])))
+    };
+    mvn_16b [W, R] NB, 0, 0, 0, false, |m, o| v2(m, o, |a| a.map(|x| !x));
+    eor_8b [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| std::array::from_fn(|i| if i < 8 { a[i] ^ b[i] } else { 0 }));
+    ins_s_w [RW, O, R] NB, 0, 0, 0, false, |m, o| {
+        let (mut d, x, i) = (vec(m, &o[0]), gpr(m, &o[2]) as u32, imm(&o[1]) as usize);
+        d[4 * i..4 * i + 4].copy_from_slice(&x.to_le_bytes());
+        set_vec(m, &o[0], d)
+    };
+    ins_b_w [RW, O, R] NB, 0, 0, 0, false, |m, o| {
+        let (mut d, x, i) = (vec(m, &o[0]), gpr(m, &o[2]) as u8, imm(&o[1]) as usize);
+        d[i] = x;
+        set_vec(m, &o[0], d)
+    };
+    ins_s [RW, O, R, O] NB, 0, 0, 0, false, |m, o| {
+        let (mut d, x, i) = (vec(m, &o[0]), s(&vec(m, &o[2]), imm(&o[3]) as usize), imm(&o[1]) as usize);
+        d[4 * i..4 * i + 4].copy_from_slice(&x.to_le_bytes());
+        set_vec(m, &o[0], d)
+    };
+    dup_4s_w [W, R] NB, 0, 0, 0, false, |m, o| { let x = gpr(m, &o[1]) as u32; set_vec(m, &o[0], from_s([x; 4])) };
+    umov_b [W, R, O] NB, 0, 0, 0, false, |m, o| {
+        let x = vec(m, &o[1])[imm(&o[2]) as usize];
+        set_gpr(m, &o[0], x as u64)
+    };
+    ld1_2d [W, R] Some(1), 0, 0, 16, false, |m, o| ld1n(m, o, 16, false);
+    ld1_2d_post [W, RW] Some(1), 0, 0, 16, false, |m, o| ld1n(m, o, 16, true);
+    ld1_4s [W, R] Some(1), 0, 0, 16, false, |m, o| ld1n(m, o, 16, false);
+    ld1_4s_post [W, RW] Some(1), 0, 0, 16, false, |m, o| ld1n(m, o, 16, true);
+    ld1_1d [W, R] Some(1), 0, 0, 8, false, |m, o| ld1n(m, o, 8, false);
+    ld1_1d_post [W, RW] Some(1), 0, 0, 8, false, |m, o| ld1n(m, o, 8, true);
+    st1_2d [R, R] Some(1), 0, 0, 16, false, |m, o| st1(m, o, false);
+    st1_4s_post [R, RW] Some(1), 0, 0, 16, false, |m, o| st1(m, o, true);
+    ld1_4x16b [W, R] Some(1), 0, 0, 64, false, |m, o| ldst_multi(m, o, 4, false, false, false);
+    ld1_4x2d [W, R] Some(1), 0, 0, 64, false, |m, o| ldst_multi(m, o, 4, false, false, false);
+    ld1_4x2d_post [W, RW] Some(1), 0, 0, 64, false, |m, o| ldst_multi(m, o, 4, false, false, true);
+    ld1_4x4s [W, R] Some(1), 0, 0, 64, false, |m, o| ldst_multi(m, o, 4, false, false, false);
+    st1_4x16b [R, R] Some(1), 0, 0, 64, false, |m, o| ldst_multi(m, o, 4, false, true, false);
+    st1_4x2d [R, R] Some(1), 0, 0, 64, false, |m, o| ldst_multi(m, o, 4, false, true, false);
+    st1_4x2d_post [R, RW] Some(1), 0, 0, 64, false, |m, o| ldst_multi(m, o, 4, false, true, true);
+    ld1_2x2d [W, R] Some(1), 0, 0, 32, false, |m, o| ldst_multi(m, o, 2, false, false, false);
+    ld1_2x2d_post [W, RW] Some(1), 0, 0, 32, false, |m, o| ldst_multi(m, o, 2, false, false, true);
+    ld1_2x4s [W, R] Some(1), 0, 0, 32, false, |m, o| ldst_multi(m, o, 2, false, false, false);
+    ld1_2x16b_post [W, RW] Some(1), 0, 0, 32, false, |m, o| ldst_multi(m, o, 2, false, false, true);
+    ld1_3x16b [W, R] Some(1), 0, 0, 48, false, |m, o| ldst_multi(m, o, 3, false, false, false);
+    st1_2x16b_post [R, RW] Some(1), 0, 0, 32, false, |m, o| ldst_multi(m, o, 2, false, true, true);
+    st1_2x2d [R, R] Some(1), 0, 0, 32, false, |m, o| ldst_multi(m, o, 2, false, true, false);
+    st1_2x4s [R, R] Some(1), 0, 0, 32, false, |m, o| ldst_multi(m, o, 2, false, true, false);
+    ld1_s [RW, O, R] Some(2), 0, 0, 4, false, |m, o| {
+        let (a, i) = (gpr(m, &o[2]), imm(&o[1]) as usize);
+        let b = load(m, a, 4)?;
+        let mut d = vec(m, &o[0]);
+        d[4 * i..4 * i + 4].copy_from_slice(&b);
+        set_vec(m, &o[0], d)
+    };
+    st1_s [R, O, R] Some(2), 0, 0, 4, false, |m, o| {
+        let (a, i) = (gpr(m, &o[2]), imm(&o[1]) as usize);
+        let d = vec(m, &o[0]);
+        m.mem.write(a, &d[4 * i..4 * i + 4])
+    };
 };
 
 /// `ld1 {t.16b}, [n]` (post-index: `n += 16`).
@@ -819,6 +1107,12 @@ fn ld1(m: &mut Machine<'_>, o: &[Operand], post: bool) -> Result<(), Fault> {
     let a = addr(m, &o[1], if post { 16 } else { 0 }, if post { Mode::Post } else { Mode::Off });
     let b = load(m, a, 16)?;
     set_vec(m, &o[0], b.try_into().unwrap())
+}
+
+/// `ld1 {t}, [n]` of `size` bytes (8 or 16; a 64-bit load zeroes the upper half; post-index: `n += size`).
+fn ld1n(m: &mut Machine<'_>, o: &[Operand], size: usize, post: bool) -> Result<(), Fault> {
+    let a = addr(m, &o[1], if post { size as i64 } else { 0 }, if post { Mode::Post } else { Mode::Off });
+    ldst_one(m, &o[0], a, size, false)
 }
 
 /// `st1 {t.16b}, [n]` (post-index: `n += 16`).
