@@ -166,10 +166,18 @@ fn importer_functions_that_cannot_be_imported_say_where_and_why() {
     let Some(i) = import_x86("mid", "endbr64\njmp 1f + 1\n1: mov rax, rcx\nret") else { return };
     let Outcome::NotImported(why) = &i.functions[0].outcome else { panic!("{:?}", i.functions[0].outcome) };
     assert!(why.contains("into the middle of an instruction, at +0x7"), "{why}");
-    // A function without the landing pad its ABI's functions start with.
+    // A function without the landing pad its ABI's functions start with, and one with its own prologue: both
+    // naked (no prologue, epilogue or unwind data derived), still byte-identical.
     let Some(i) = import_x86("nopad", "mov rax, rcx\nret") else { return };
-    let Outcome::NotImported(why) = &i.functions[0].outcome else { panic!("{:?}", i.functions[0].outcome) };
-    assert!(why.contains("landing pad"), "{why}");
+    let Outcome::Identical { source, frame } = &i.functions[0].outcome else { panic!("{:?}", i.functions[0].outcome) };
+    assert!(!frame && source.contains("b.naked();") && source.contains("b.without_landing_pad();"), "{source}");
+    let Some(i) = import_x86("own", "endbr64\nsub rsp, 8\nmov rax, rdi\nadd rsp, 8\nret") else { return };
+    let Outcome::Identical { source, .. } = &i.functions[0].outcome else { panic!("{:?}", i.functions[0].outcome) };
+    assert!(source.contains("b.naked();") && !source.contains("without_landing_pad"), "{source}");
+    // The ABI's own prologue becomes the frame the builder derives: no push in the source.
+    let Some(i) = import_x86("abi", "endbr64\npush rbx\nmov rbx, rdi\nmov rax, rbx\npop rbx\nret") else { return };
+    let Outcome::Identical { source, frame } = &i.functions[0].outcome else { panic!("{:?}", i.functions[0].outcome) };
+    assert!(*frame && !source.contains("push") && !source.contains("naked"), "{source}");
 }
 
 // The importer's Rust source, checked in (`cargo xtask import tests/import/<arch>.S --out tests/import/imported`,

@@ -4,7 +4,8 @@
 use super::decode::{Decode, Decoded, Refs, Unknown};
 use super::fixed::{self, Operands32, Pattern};
 use crate::ir::Inst;
-use crate::isa::aarch64::{Aarch64, Op, Operand};
+use crate::isa::aarch64::{bitmask64, Aarch64, Op, Operand};
+use crate::isa::fixed::Map;
 use crate::label::Label;
 use std::sync::OnceLock;
 
@@ -15,6 +16,12 @@ impl Operands32 for Aarch64 {
             "Xn" => n.map(|n| if n == 31 { Operand::Xzr } else { Operand::X(n) })?,
             "XnSp" => n.map(|n| if n == 31 { Operand::Sp } else { Operand::X(n) })?,
             "Wn" => n.map(|n| if n == 31 { Operand::Wzr } else { Operand::W(n) })?,
+            "WnSp" => n.map(|n| if n == 31 { Operand::Wsp } else { Operand::W(n) })?,
+            "VList2d" => Operand::List4(n?, "2d"),
+            "VTriple16b" => Operand::List3(n?, "16b"),
+            "VPair16b" => Operand::List2(n?, "16b"),
+            "VPair2d" => Operand::List2(n?, "2d"),
+            "VPair4s" => Operand::List2(n?, "4s"),
             "Vn" => Operand::V(n?),
             "Qn" => Operand::Q(n?),
             "Dn" => Operand::D(n?),
@@ -22,9 +29,8 @@ impl Operands32 for Aarch64 {
             "VList16b" => Operand::List4(n?, "16b"),
             "VList4s" => Operand::List4(n?, "4s"),
             "VListS" => Operand::List4(n?, "s"),
-            "Imm12" | "Imm8" | "Imm4" | "Shift" | "Lane" | "UOff" | "UOff1" | "SOff" | "Shift32" | "LaneS" => {
-                Operand::Imm(v)
-            }
+            "Imm12" | "Imm8" | "Imm4" | "Shift" | "Lane" | "UOff" | "UOff1" | "SOff" | "Shift32" | "LaneS"
+            | "UOff4" | "ExtShift" | "Imm3" | "Shift8" | "LaneB" | "Bit32" | "MovShift" | "BitImm64" => Operand::Imm(v),
             _ => return None,
         })
     }
@@ -34,11 +40,33 @@ impl Operands32 for Aarch64 {
     fn label_operand(l: Label) -> Operand {
         Operand::Label(l)
     }
+    fn invert(map: Map, encoded: i64) -> Option<i64> {
+        std::ptr::fn_addr_eq(map, bitmask64 as Map).then(|| decode_bit_masks(encoded)).flatten()
+    }
     fn op_at(index: usize) -> Op {
         Op::ALL[index]
     }
     const NOP: u32 = 0xd503_201f;
     const PAD: Option<u32> = Some(0xd503_245f);
+}
+
+/// The 64-bit value of a logical immediate's N:immr:imms (the Arm ARM's DecodeBitMasks), if it encodes one.
+fn decode_bit_masks(enc: i64) -> Option<i64> {
+    let (n, immr, imms) = ((enc >> 12) & 1, (enc >> 6) & 0x3f, enc & 0x3f);
+    let combined = (n << 6) | (!imms & 0x3f);
+    let len = 63 - (combined as u64).leading_zeros() as i64;
+    if len < 1 {
+        return None;
+    }
+    let (esize, levels) = (1u32 << len, (1i64 << len) - 1);
+    let (s, r) = (imms & levels, (immr & levels) as u32);
+    if s == levels {
+        return None;
+    }
+    let mask = if esize == 64 { u64::MAX } else { (1u64 << esize) - 1 };
+    let ones = (1u64 << (s + 1)) - 1;
+    let elem = if r == 0 { ones } else { ((ones >> r) | (ones << (esize - r))) & mask };
+    Some((0..64 / esize).fold(0u64, |acc, i| acc | (elem << (i * esize))) as i64)
 }
 
 fn patterns() -> &'static [Pattern] {
@@ -60,7 +88,14 @@ impl Decode for Aarch64 {
             Operand::X(n) | Operand::W(n) => format!("X{n}"),
             Operand::Sp => "SP".into(),
             Operand::Xzr | Operand::Wzr => "XZR".into(),
-            Operand::V(n) | Operand::Q(n) | Operand::D(n) | Operand::S(n) | Operand::List4(n, _) => format!("V({n})"),
+            Operand::Wsp => "SP".into(),
+            Operand::V(n)
+            | Operand::Q(n)
+            | Operand::D(n)
+            | Operand::S(n)
+            | Operand::List2(n, _)
+            | Operand::List3(n, _)
+            | Operand::List4(n, _) => format!("V({n})"),
             Operand::Imm(v) => format!("{v}"),
             Operand::Label(l) => format!("&{}", label(l)),
         }

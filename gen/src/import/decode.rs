@@ -28,7 +28,14 @@ pub struct Unknown {
     pub form: String,
     /// Its text, for the error message.
     pub text: String,
+    /// Whether a table entry has the form, and only what it refers to cannot be expressed (a branch into
+    /// another function's body): the instruction counts as expressed, the function is not imported.
+    pub expressed: bool,
 }
+
+/// How every error about what an instruction refers to starts (so that the decoders can tell it from an
+/// operand no entry admits).
+pub const REFERENCE: &str = "a reference";
 
 /// The decoders: one per ISA, derived from its table.
 pub trait Decode: Isa + Lower {
@@ -85,7 +92,7 @@ impl Refs<'_> {
     /// function, another function's entry, or a constant), and the distance from the label to the place.
     pub fn label_at(&mut self, section: usize, offset: i64, name: Option<&str>) -> Result<(Label, i64), String> {
         if offset < 0 {
-            return Err(format!("a reference before the start of section {}", self.section_name(section)));
+            return Err(format!("{REFERENCE} before the start of section {}", self.section_name(section)));
         }
         let offset = offset as u64;
         if section == self.section && (self.start..self.start + self.size).contains(&offset) {
@@ -103,7 +110,7 @@ impl Refs<'_> {
             if let Some(n) = name {
                 return Ok((self.external(n), 0));
             }
-            return Err(format!("a reference into code of {} at {offset:#x}, not a function", sec.name));
+            return Err(format!("{REFERENCE} into {} at {offset:#x}, inside another function", sec.name));
         }
         // A constant: one per place read, named after the function, the section and the offset (so that the
         // constants of one section keep their order in the image).

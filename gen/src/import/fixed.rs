@@ -4,9 +4,9 @@
 //! Where several entries match (an alias and its general form), the one with the most constant bits wins,
 //! then the one with fewer operands (`mov` over `orr`).
 
-use super::decode::{Decoded, Refs, Unknown};
+use super::decode::{Decoded, Refs, Unknown, REFERENCE};
 use crate::ir::{Inst, Operands};
-use crate::isa::fixed::{Encoding, Field, LabelValue, OutOfRange};
+use crate::isa::fixed::{Encoding, Field, LabelValue, Map, OutOfRange};
 use crate::isa::InstructionSet;
 use crate::label::Label;
 
@@ -56,6 +56,11 @@ pub trait Operands32: crate::platform::Isa + InstructionSet<Encoding = Encoding>
     fn signed(kind: &str) -> bool;
     /// The label operand.
     fn label_operand(l: Label) -> Self::Operand;
+    /// The value a map the generic inversion cannot undo gives `encoded` (aarch64's logical immediates), if
+    /// `map` is one.
+    fn invert(_map: Map, _encoded: i64) -> Option<i64> {
+        None
+    }
     /// The opcode of entry `index`.
     fn op_at(index: usize) -> Self::Op;
     /// The words of padding and of the landing pad.
@@ -121,7 +126,7 @@ fn invert(fields: &[&Field], encoded: i64, bits: u32, signed: bool) -> Vec<i64> 
 }
 
 /// The operand values of entry `e` that encode `words`, if any.
-fn values(e: &Encoding, words: &[u32], kinds: &[&str], signed: fn(&str) -> bool) -> Option<Vec<i64>> {
+fn values<I: Operands32>(e: &Encoding, words: &[u32], kinds: &[&str]) -> Option<Vec<i64>> {
     let mut vals = vec![0i64; kinds.len()];
     for (j, kind) in kinds.iter().enumerate() {
         let in_word = |fields: &'static [Field], w: u32| -> Option<(Vec<&'static Field>, u32)> {
@@ -136,8 +141,10 @@ fn values(e: &Encoding, words: &[u32], kinds: &[&str], signed: fn(&str) -> bool)
         let same: Vec<&Field> = fs.iter().copied().filter(|f| f.map as usize == fs[0].map as usize).collect();
         let bits = same.iter().map(|f| u32::from(f.from + f.width)).max().unwrap_or(0);
         let encoded = same.iter().fold(0i64, |acc, f| acc | extract(w, f));
-        let candidates = invert(&same, encoded, bits, signed(kind));
-        vals[j] = *candidates.first()?;
+        vals[j] = match I::invert(same[0].map, encoded) {
+            Some(v) => v,
+            None => *invert(&same, encoded, bits, I::signed(kind)).first()?,
+        };
     }
     let again = e.encode_words(&vals).ok()?;
     (again == words[..again.len()]).then_some(vals)
@@ -152,33 +159,41 @@ pub fn decode<I: Operands32>(
 ) -> Result<(Decoded<I>, usize), Unknown> {
     let word_at = |k: usize| code.get(k..k + 4).map(|b| u32::from_le_bytes(b.try_into().unwrap()));
     let Some(word) = word_at(at) else {
-        return Err(Unknown { len: 0, form: "truncated".into(), text: format!("{} bytes left", code.len() - at) });
+        let text = format!("{} bytes left", code.len() - at);
+        return Err(Unknown { len: 0, form: "truncated".into(), text, expressed: false });
     };
     if word & 3 != 3 && I::ARCH == crate::target::Arch::Riscv64 {
         let text =
             format!("a compressed instruction {:#06x} (RVC; asmgen's tables encode 32-bit words)", word & 0xffff);
-        return Err(Unknown { len: 2, form: "compressed (RVC)".into(), text });
+        return Err(Unknown { len: 2, form: "compressed (RVC)".into(), text, expressed: false });
     }
     let second = word_at(at + 4);
     if word == I::NOP {
-        let inst = matching::<I>(patterns, word, None, at, refs).map(|(d, _)| d);
+        let inst = matching::<I>(patterns, word, None, at, refs).ok().map(|(d, _)| d);
         return Ok((Decoded::Nop(inst.and_then(|d| if let Decoded::Inst(i) = d { Some(i) } else { None })), 4));
     }
     if Some(word) == I::PAD && at == 0 {
         return Ok((Decoded::Pad, 4));
     }
-    matching::<I>(patterns, word, second, at, refs)
-        .ok_or_else(|| Unknown { len: 4, form: format!("word {word:#010x}"), text: format!("word {word:#010x}") })
+    matching::<I>(patterns, word, second, at, refs).map_err(|why| {
+        let (form, text) = match why {
+            Some((name, e)) => (name.to_string(), format!("{name} ({word:#010x}): {e}")),
+            None => (format!("word {word:#010x}"), format!("word {word:#010x}")),
+        };
+        Unknown { len: 4, expressed: text.contains(REFERENCE), form, text }
+    })
 }
 
-/// The first entry of `patterns` that decodes `word` (and `second`, for two-word entries) with operands.
+/// The first entry of `patterns` that decodes `word` (and `second`, for two-word entries) with operands; else
+/// the entry whose fields matched but whose operands could not be made, and why.
 fn matching<I: Operands32>(
     patterns: &[Pattern],
     word: u32,
     second: Option<u32>,
     at: usize,
     refs: &mut Refs,
-) -> Option<(Decoded<I>, usize)> {
+) -> Result<(Decoded<I>, usize), Option<(&'static str, String)>> {
+    let mut failed = None;
     for p in patterns {
         if word & p.mask != p.bits {
             continue;
@@ -190,12 +205,13 @@ fn matching<I: Operands32>(
         };
         let info = &I::ops()[p.index];
         let Some(e) = info.encoding else { continue };
-        let Some(vals) = values(&e, &words, info.kinds, I::signed) else { continue };
-        if let Ok(ops) = operands::<I>(p.index, &e, &vals, at, words.len() * 4, refs) {
-            return Some((Decoded::Inst(Inst { op: I::op_at(p.index), operands: ops }), words.len() * 4));
+        let Some(vals) = values::<I>(&e, &words, info.kinds) else { continue };
+        match operands::<I>(p.index, &e, &vals, at, words.len() * 4, refs) {
+            Ok(ops) => return Ok((Decoded::Inst(Inst { op: I::op_at(p.index), operands: ops }), words.len() * 4)),
+            Err(e) => failed = failed.or(Some((info.name, e))),
         }
     }
-    None
+    Err(failed)
 }
 
 /// The operands of entry `index` from its field values; the label operand from the relocation, or from the
@@ -218,7 +234,7 @@ fn operands<I: Operands32>(
                     let r = r.clone();
                     let (l, off) = refs.reloc_label(&r, 0)?;
                     if off != 0 {
-                        return Err(format!("a reference to {} {off:+}", l.name()));
+                        return Err(format!("{REFERENCE} to {} {off:+}", l.name()));
                     }
                     l
                 }
@@ -226,7 +242,7 @@ fn operands<I: Operands32>(
                     let target = refs.start as i64 + at as i64 + vals[j];
                     refs.label_at(refs.section, target, None)?.0
                 }
-                None => return Err("a page reference without its relocation".into()),
+                None => return Err(format!("{REFERENCE} to a page without its relocation")),
             };
             out.push(I::label_operand(l));
         } else {

@@ -95,6 +95,7 @@ pub fn import<I: Decode>(object: &ObjectFile, f: &FunctionSymbol, abi: Abi) -> I
 /// Decodes every instruction of `code`; the forms the tables lack are listed, an undecodable byte stops it.
 fn decode_all<I: Decode>(code: &[u8], refs: &mut Refs) -> (Vec<At<I>>, Vec<MissingForm>, Option<String>) {
     let (mut decoded, mut missing) = (Vec::new(), Vec::new());
+    let mut blocker = None;
     let mut at = 0;
     while at < code.len() {
         match I::decode(code, at, refs) {
@@ -105,13 +106,18 @@ fn decode_all<I: Decode>(code: &[u8], refs: &mut Refs) -> (Vec<At<I>>, Vec<Missi
             Err(u) if u.len == 0 => {
                 return (decoded, missing, Some(format!("undecodable bytes at +{at:#x}: {}", u.text)));
             }
+            Err(u) if u.expressed => {
+                blocker = blocker.or(Some(format!("at +{at:#x}: {}", u.text)));
+                decoded.push(At { at, len: u.len, decoded: Decoded::Pad });
+                at += u.len;
+            }
             Err(u) => {
                 missing.push(MissingForm { offset: at as u64, form: u.form, text: u.text });
                 at += u.len;
             }
         }
     }
-    (decoded, missing, None)
+    (decoded, missing, blocker)
 }
 
 /// The function from its decoded instructions: labels, alignment, frame, constants.
@@ -236,7 +242,14 @@ fn frame_of<I: Decode>(abi: Abi, body: Vec<Item<I>>) -> (Option<Frame<I>>, Vec<I
     let mut saved: Vec<I::Reg> = used.into_iter().filter(|r| I::callee_saved(abi, *r)).collect();
     saved.sort();
     saved.dedup();
-    let frame = Frame { saved, params: 0, locals: Default::default(), stack_params: Vec::new(), naked: false, landing_pad: true };
+    let frame = Frame {
+        saved,
+        params: 0,
+        locals: Default::default(),
+        stack_params: Vec::new(),
+        naked: false,
+        landing_pad: true,
+    };
     let (pro, epi) = I::prologue_epilogue(abi, &frame);
     let insts = |items: &[Item<I>]| -> Vec<Inst<I>> {
         items.iter().filter_map(|i| if let Item::Inst(x) = i { Some(copy(x)) } else { None }).collect()
@@ -257,6 +270,12 @@ fn frame_of<I: Decode>(abi: Abi, body: Vec<Item<I>>) -> (Option<Frame<I>>, Vec<I
     let last = if epi.is_empty() { body.len() } else { body_insts[body_insts.len() - epi.len()].0 };
     let tail_labels = body[last..].iter().filter_map(|i| if let Item::Label(l) = i { Some(l.clone()) } else { None });
     let tail: Vec<Label> = tail_labels.collect();
+    // A body that moves the stack pointer itself keeps its own frame (naked): the builder's frame owns it.
+    let moves_sp =
+        body[first..last].iter().any(|i| matches!(i, Item::Inst(x) if I::writes_stack(x.op, &x.operands, None)));
+    if moves_sp {
+        return (None, body);
+    }
     let mut inner: Vec<Item<I>> = body.into_iter().take(last).skip(first).collect();
     inner.extend(tail.into_iter().map(Item::Label));
     (Some(frame), inner)

@@ -202,7 +202,10 @@ fn compare<I: Decode>(f: &Function<I>, imported: &function::Imported<I>, code: &
     if lowered.len() != code.len() {
         let tail = |b: &[u8]| b[n.saturating_sub(3)..].iter().map(|x| format!("{x:02x}")).collect::<Vec<_>>().join(" ");
         let (l, o) = (tail(lowered), tail(code));
-        return Err((n as u64, format!("lowered {} bytes, the object has {} (ending {l} and {o})", lowered.len(), code.len())));
+        return Err((
+            n as u64,
+            format!("lowered {} bytes, the object has {} (ending {l} and {o})", lowered.len(), code.len()),
+        ));
     }
     Ok(())
 }

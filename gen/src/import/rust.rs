@@ -55,7 +55,8 @@ fn body<I: Decode>(f: &Function<I>) -> String {
     let _ =
         writeln!(s, "    let mut b = Builder::<{}>::new({:?}, abi, &[{}]);", I::RUST_ISA, f.name, features.join(", "));
     if f.frame.naked {
-        let _ = writeln!(s, "    b.naked(); // its own prologue and epilogue, not the ABI's: no unwind data is derived");
+        let _ =
+            writeln!(s, "    b.naked(); // its own prologue and epilogue, not the ABI's: no unwind data is derived");
     }
     if !f.frame.landing_pad {
         let _ = writeln!(s, "    b.without_landing_pad();");

@@ -1,7 +1,7 @@
 //! x86-64 decoding: iced-x86 decodes, and the table entry is the one whose encoding lists the decoded
 //! `Code` (the same list the lowering encodes through); operands are converted by the entry's kinds.
 
-use super::decode::{Decode, Decoded, Refs, Unknown};
+use super::decode::{Decode, Decoded, Refs, Unknown, REFERENCE};
 use crate::ir::{Inst, Operands};
 use crate::isa::x86_64::{Gpr, Mem, Op, Operand, Size, OPS, X86_64};
 use crate::label::Label;
@@ -42,17 +42,24 @@ impl Decode for X86_64 {
         let len = i.len();
         if i.is_invalid() {
             let bytes: Vec<String> = code[at..(at + 15).min(code.len())].iter().map(|b| format!("{b:02x}")).collect();
-            return Err(Unknown { len: 0, form: "invalid".into(), text: format!("bytes {}", bytes.join(" ")) });
+            let text = format!("bytes {}", bytes.join(" "));
+            return Err(Unknown { len: 0, form: "invalid".into(), text, expressed: false });
         }
         match i.code() {
             Code::Endbr64 => return Ok((Decoded::Pad, len)),
             c if is_nop(c) => {
-                let inst = entries(c).iter().find_map(|&op| Some(Inst { op, operands: operands(op, &i, at, refs).ok()? }));
+                let inst =
+                    entries(c).iter().find_map(|&op| Some(Inst { op, operands: operands(op, &i, at, refs).ok()? }));
                 return Ok((Decoded::Nop(inst), len));
             }
             _ => {}
         }
-        let unknown = |why: &str| Unknown { len, form: format!("{:?}", i.code()), text: format!("{}{why}", text(&i)) };
+        let unknown = |why: &str| Unknown {
+            len,
+            form: format!("{:?}", i.code()),
+            text: format!("{}{why}", text(&i)),
+            expressed: why.contains(REFERENCE),
+        };
         let ops = entries(i.code());
         if ops.is_empty() {
             return Err(unknown(""));
@@ -212,7 +219,7 @@ fn branch(i: &Instruction, at: usize, refs: &mut Refs) -> Result<Label, String> 
     };
     match off {
         0 => Ok(label),
-        off => Err(format!("a branch to {} {off:+}", label.name())),
+        off => Err(format!("{REFERENCE} to {} {off:+}", label.name())),
     }
 }
 
