@@ -184,6 +184,9 @@ pub fn decode<I: Operands32>(
     })
 }
 
+/// An entry whose fields matched a word but whose operands could not be made: its name, and why.
+type Failed = (&'static str, String);
+
 /// The first entry of `patterns` that decodes `word` (and `second`, for two-word entries) with operands; else
 /// the entry whose fields matched but whose operands could not be made, and why.
 fn matching<I: Operands32>(
@@ -192,7 +195,7 @@ fn matching<I: Operands32>(
     second: Option<u32>,
     at: usize,
     refs: &mut Refs,
-) -> Result<(Decoded<I>, usize), Option<(&'static str, String)>> {
+) -> Result<(Decoded<I>, usize), Option<Failed>> {
     let mut failed = None;
     for p in patterns {
         if word & p.mask != p.bits {
