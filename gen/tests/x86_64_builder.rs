@@ -310,3 +310,39 @@ fn zmm_entries_require_avx512() {
     let Err(err) = b.finish() else { panic!("generation must fail without AVX-512") };
     assert!(err.message.contains("AVX512F"), "{err}");
 }
+
+#[test]
+fn a_naked_function_is_its_body_without_derived_frame_or_unwind_data() {
+    use asmgen::lower;
+    let mut b = Builder::<X86_64>::new("f", Abi::SysV, &[]);
+    b.naked();
+    b.push(RBX).mov(RBX, RDI).mov(RAX, RBX).pop(RBX).ret();
+    let f = b.finish().expect("a naked body may push, pop and return");
+    assert!(f.frame.naked && f.frame.saved.is_empty(), "no registers saved for it");
+    let image = lower::lower(&[&f]).unwrap();
+    let code = &image.bytes[..image.symbol("f").unwrap().len];
+    assert_eq!(code, [0xf3, 0x0f, 0x1e, 0xfa, 0x53, 0x48, 0x89, 0xfb, 0x48, 0x89, 0xd8, 0x5b, 0xc3]);
+    let text = listing(vec![f]);
+    assert!(!text.contains(".cfi_startproc") && text.contains("endbr64"), "{text}");
+    // Without its landing pad.
+    let mut b = Builder::<X86_64>::new("g", Abi::SysV, &[]);
+    b.naked().without_landing_pad();
+    b.ret();
+    let g = b.finish().unwrap();
+    let image = lower::lower(&[&g]).unwrap();
+    assert_eq!(&image.bytes[..image.symbol("g").unwrap().len], [0xc3]);
+    // Not naked: the stack pointer is the prologue's, and the landing pad stays.
+    let mut b = Builder::<X86_64>::new("h", Abi::SysV, &[]);
+    b.push(RBX);
+    let Err(e) = b.finish() else { panic!("push outside a naked function must fail") };
+    assert!(e.message.contains("writes the stack pointer"), "{e}");
+    let mut b = Builder::<X86_64>::new("h", Abi::SysV, &[]);
+    b.without_landing_pad();
+    let Err(e) = b.finish() else { panic!("dropping the landing pad must fail") };
+    assert!(e.message.contains("only a naked function"), "{e}");
+    let mut b = Builder::<X86_64>::new("h", Abi::SysV, &[]);
+    b.naked();
+    let _ = b.frame(64, 16);
+    let Err(e) = b.finish() else { panic!("a naked frame must fail") };
+    assert!(e.message.contains("no prologue to make a stack frame"), "{e}");
+}

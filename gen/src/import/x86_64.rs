@@ -30,6 +30,30 @@ fn text(i: &Instruction) -> String {
     s
 }
 
+/// The operands' classes: `r64, m128, imm8`.
+fn shape(i: &Instruction) -> String {
+    let one = |k: u32| match i.op_kind(k) {
+        OpKind::Register => {
+            let r = i.op_register(k);
+            let class = [
+                (r.is_gpr64(), "r64"),
+                (r.is_gpr32(), "r32"),
+                (r.is_gpr16(), "r16"),
+                (r.is_gpr8(), "r8"),
+                (r.is_xmm(), "xmm"),
+                (r.is_ymm(), "ymm"),
+                (r.is_zmm(), "zmm"),
+                (r.is_k(), "k"),
+            ];
+            class.iter().find(|(is, _)| *is).map_or("reg", |(_, c)| c).to_string()
+        }
+        OpKind::Memory => format!("m{}", i.memory_size().size() * 8),
+        OpKind::NearBranch64 => "rel".into(),
+        _ => "imm".into(),
+    };
+    (0..i.op_count()).map(one).collect::<Vec<_>>().join(", ")
+}
+
 /// Whether `code` is a no-op that assemblers pad with.
 fn is_nop(code: Code) -> bool {
     matches!(code, Code::Nopd | Code::Nopw | Code::Nopq | Code::Nop_rm16 | Code::Nop_rm32 | Code::Nop_rm64)
@@ -54,13 +78,14 @@ impl Decode for X86_64 {
             }
             _ => {}
         }
+        let ops = entries(i.code());
         let unknown = |why: &str| Unknown {
             len,
-            form: format!("{:?}", i.code()),
+            // A code the table has in another shape (a memory destination): the shape says which.
+            form: if ops.is_empty() { format!("{:?}", i.code()) } else { format!("{:?} ({})", i.code(), shape(&i)) },
             text: format!("{}{why}", text(&i)),
             expressed: why.contains(REFERENCE),
         };
-        let ops = entries(i.code());
         if ops.is_empty() {
             return Err(unknown(""));
         }
