@@ -10,8 +10,9 @@ imp_sha_ni:
 	movdqu	xmm1, xmmword ptr [rdi]
 	movdqu	xmm2, xmmword ptr [rdi + 16]
 	pshufd	xmm1, xmm1, 0x1b
+	# The message schedule: one step of each part.
 	palignr	xmm2, xmm1, 8
-	sha256msg1	xmm1, xmm2
+	sha256msg1	xmm1, xmm2		# W[t-16] + sigma0(W[t-15])
 	sha256msg2	xmm1, xmm2
 	sha256rnds2	xmm2, xmm1, xmm0
 	movdqu	xmmword ptr [rdi], xmm2

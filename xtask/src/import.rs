@@ -8,7 +8,7 @@
 //!   tables express, functions imported, functions re-encoded byte-identical, and the forms still missing, most
 //!   frequent first. It fails if a file cannot be read.
 
-use asmgen::import::{import_file, import_object, Import, Outcome};
+use asmgen::import::{import_file, import_object_with, Comments, Import, Outcome};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -41,7 +41,8 @@ fn assemble(src: &Path, out: &Path, includes: &[PathBuf]) -> Result<(), String> 
     let (cc, flags) =
         assembler(&name).ok_or_else(|| format!("{}: which architecture? (the name says none)", src.display()))?;
     let mut cmd = Command::new(cc);
-    cmd.args(flags).arg("-c").arg("-o").arg(out).arg(src);
+    // -g: the line table, through which the source's comments are carried over.
+    cmd.args(flags).arg("-g").arg("-c").arg("-o").arg(out).arg(src);
     for i in includes {
         cmd.arg("-I").arg(i);
     }
@@ -80,7 +81,8 @@ fn one(file: &Path, out: &Path) -> Result<(), String> {
     let includes: Vec<PathBuf> = file.parent().map(|p| p.join("include")).into_iter().filter(|p| p.is_dir()).collect();
     let obj = object_of(file, &tmp, &includes)?;
     let bytes = std::fs::read(&obj).map_err(|e| format!("{}: {e}", obj.display()))?;
-    let import = import_object(&file.display().to_string(), &bytes).map_err(|e| e.to_string())?;
+    let comments = if obj == file { Comments::new() } else { comments(file, &obj) };
+    let import = import_object_with(&file.display().to_string(), &bytes, &comments).map_err(|e| e.to_string())?;
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     for f in &import.functions {
         match &f.outcome {
@@ -97,6 +99,59 @@ fn one(file: &Path, out: &Path) -> Result<(), String> {
     }
     let _ = std::fs::remove_dir_all(&tmp);
     Ok(())
+}
+
+/// The comments of assembly source `src` by the offset of the instruction they precede (or follow on its line)
+/// in the object's `.text`, from the object's line table (`objdump --dwarf=decodedline`). None where the
+/// table does not tell sections apart (code in more than one section) or the tools are missing.
+fn comments(src: &Path, obj: &Path) -> Comments {
+    let name = src.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    let (objdump, marker) = if name.contains("x86") || name.contains("avx2") {
+        ("objdump", "#")
+    } else if name.contains("riscv64") {
+        ("riscv64-linux-gnu-objdump", "#")
+    } else {
+        ("aarch64-linux-gnu-objdump", "//")
+    };
+    let (Ok(text), Ok(table)) =
+        (std::fs::read_to_string(src), Command::new(objdump).args(["--dwarf=decodedline"]).arg(obj).output())
+    else {
+        return Comments::new();
+    };
+    let table = String::from_utf8_lossy(&table.stdout);
+    let stem = name.as_str();
+    // Rows: file, line, address (hex or 0).
+    let rows: Vec<(usize, u64)> = table
+        .lines()
+        .filter_map(|l| {
+            let mut w = l.split_whitespace();
+            (w.next()? == stem).then_some(())?;
+            let line = w.next()?.parse().ok()?;
+            let addr = w.next()?;
+            Some((line, u64::from_str_radix(addr.trim_start_matches("0x"), 16).ok()?))
+        })
+        .collect();
+    let restarts = rows.windows(2).filter(|w| w[1].1 < w[0].1).count();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Comments::new();
+    let mut prev = 0;
+    for &(line, addr) in rows.iter().take(if restarts == 0 { rows.len() } else { 0 }) {
+        let mut found = Vec::new();
+        for (k, l) in lines.iter().enumerate().take(line).skip(prev) {
+            let t = l.trim();
+            let comment = match t.find(marker) {
+                Some(0) => Some(&t[marker.len()..]),
+                Some(p) if k + 1 == line => Some(&t[p + marker.len()..]),
+                _ => None,
+            };
+            found.extend(comment.map(str::trim).filter(|c| !c.is_empty()).map(str::to_string));
+        }
+        prev = prev.max(line);
+        if !found.is_empty() {
+            out.entry((".text".to_string(), addr)).or_default().extend(found);
+        }
+    }
+    out
 }
 
 /// Every object (and assembly file without one) under `dir`, sorted.

@@ -8,7 +8,7 @@ use crate::feature::FeatureSet;
 use crate::ir::{Const, Frame, Function, Inst, Item, Signature};
 use crate::label::Label;
 use crate::target::Abi;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A form the tables lack, where it was met.
 #[derive(Clone, Debug)]
@@ -51,7 +51,12 @@ struct At<I: Decode> {
 }
 
 /// Imports `f` of `object` for `abi`.
-pub fn import<I: Decode>(object: &ObjectFile, f: &FunctionSymbol, abi: Abi) -> Imported<I> {
+pub fn import<I: Decode>(
+    object: &ObjectFile,
+    f: &FunctionSymbol,
+    abi: Abi,
+    comments: &BTreeMap<u64, Vec<String>>,
+) -> Imported<I> {
     let code = &object.sections[f.section].data[f.offset as usize..(f.offset + f.size) as usize];
     let mut refs = Refs {
         object,
@@ -87,7 +92,7 @@ pub fn import<I: Decode>(object: &ObjectFile, f: &FunctionSymbol, abi: Abi) -> I
             m.text
         ))
     } else {
-        build(f, abi, code, decoded, &refs, &mut out)
+        build(f, abi, code, decoded, &refs, comments, &mut out)
     };
     out
 }
@@ -120,13 +125,16 @@ fn decode_all<I: Decode>(code: &[u8], refs: &mut Refs) -> (Vec<At<I>>, Vec<Missi
     (decoded, missing, blocker)
 }
 
-/// The function from its decoded instructions: labels, alignment, frame, constants.
+/// The function from its decoded instructions: labels, alignment, frame, constants, and the comments found
+/// for them.
+#[allow(clippy::too_many_arguments)]
 fn build<I: Decode>(
     f: &FunctionSymbol,
     abi: Abi,
     code: &[u8],
     mut decoded: Vec<At<I>>,
     refs: &Refs,
+    comments: &BTreeMap<u64, Vec<String>>,
     out: &mut Imported<I>,
 ) -> Result<Function<I>, String> {
     // Padding after the last instruction aligns the next function: not this one's.
@@ -146,7 +154,14 @@ fn build<I: Decode>(
     }
     let mut body = Vec::new();
     let mut i = usize::from(pad);
+    if pad {
+        // The landing pad is derived: what was said above it goes first.
+        body.extend(comments.get(&f.offset).into_iter().flatten().map(|c| Item::Comment(c.clone())));
+    }
     while i < decoded.len() {
+        for c in comments.get(&(f.offset + decoded[i].at as u64)).into_iter().flatten() {
+            body.push(Item::Comment(c.clone()));
+        }
         if let Some(l) = refs.targets.get(&(decoded[i].at as u64)) {
             body.push(Item::Label(l.clone()));
         }

@@ -23,6 +23,7 @@ use crate::ir::{Frame, Function, Item, Signature};
 use crate::label::Label;
 use crate::target::{Abi, Arch};
 use decode::Decode;
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 
@@ -111,8 +112,18 @@ pub fn import_file(path: &Path) -> Result<Import, ImportError> {
     import_object(&file, &bytes)
 }
 
+/// Comments to carry into the imported functions: by code section name and offset in it, the lines to print
+/// before the instruction there (what `cargo xtask import` reads from the source through the object's line
+/// table).
+pub type Comments = BTreeMap<(String, u64), Vec<String>>;
+
 /// Imports the object `bytes` (named `file` in reports and errors): every function it defines.
 pub fn import_object(file: &str, bytes: &[u8]) -> Result<Import, ImportError> {
+    import_object_with(file, bytes, &Comments::new())
+}
+
+/// [`import_object`], with comments to carry over.
+pub fn import_object_with(file: &str, bytes: &[u8], comments: &Comments) -> Result<Import, ImportError> {
     let err = |message: String| ImportError { file: file.to_string(), message };
     let object = object::read(bytes).map_err(err)?;
     let abi = match (object.arch, object.coff, object.macho) {
@@ -124,17 +135,20 @@ pub fn import_object(file: &str, bytes: &[u8]) -> Result<Import, ImportError> {
         (Arch::Riscv64, _, _) => Abi::Lp64d,
     };
     let functions = match object.arch {
-        Arch::X86_64 => functions::<crate::isa::x86_64::X86_64>(&object, abi, file),
-        Arch::Aarch64 => functions::<crate::isa::aarch64::Aarch64>(&object, abi, file),
-        Arch::Riscv64 => functions::<crate::isa::riscv64::Riscv64>(&object, abi, file),
+        Arch::X86_64 => functions::<crate::isa::x86_64::X86_64>(&object, abi, file, comments),
+        Arch::Aarch64 => functions::<crate::isa::aarch64::Aarch64>(&object, abi, file, comments),
+        Arch::Riscv64 => functions::<crate::isa::riscv64::Riscv64>(&object, abi, file, comments),
     };
     Ok(Import { file: file.to_string(), arch: object.arch, abi, functions })
 }
 
-fn functions<I: Decode>(object: &object::ObjectFile, abi: Abi, file: &str) -> Vec<FunctionReport> {
+fn functions<I: Decode>(object: &object::ObjectFile, abi: Abi, file: &str, comments: &Comments) -> Vec<FunctionReport> {
     let mut out = Vec::new();
     for f in &object.functions {
-        let imported = function::import::<I>(object, f, abi);
+        let section = &object.sections[f.section].name;
+        let mine: BTreeMap<u64, Vec<String>> =
+            comments.iter().filter(|((s, _), _)| s == section).map(|((_, o), c)| (*o, c.clone())).collect();
+        let imported = function::import::<I>(object, f, abi, &mine);
         let code = &object.sections[f.section].data[f.offset as usize..(f.offset + f.size) as usize];
         let code = &code[..imported.len];
         let outcome = match &imported.function {
