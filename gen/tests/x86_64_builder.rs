@@ -186,7 +186,7 @@ fn every_table_entry_assembles() {
             .enumerate()
             .map(|(k, kind)| match *kind {
                 "R64" | "Ri64" | "Rm64" => Operand::Gpr(k as u8 + 1),
-                "R32" => Operand::Gpr32(k as u8 + 1),
+                "R32" | "Ri32" | "Rm32" => Operand::Gpr32(k as u8 + 1),
                 "X" | "Xm" => Operand::Xmm(k as u8 + 3),
                 "Y" | "Ym" => Operand::Ymm(k as u8 + 3),
                 "M128" => Operand::Mem(Size::Xmmword, mem(RSI, 32)),

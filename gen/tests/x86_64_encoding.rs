@@ -43,6 +43,16 @@ fn samples(kind: &str, here: &Label) -> Vec<Operand> {
     match kind {
         "R64" => gprs(),
         "R32" => [0u8, 1, 7, 8, 15].map(Operand::Gpr32).to_vec(),
+        "Ri32" => {
+            let mut v = samples("R32", here);
+            v.extend([0i64, 1, 127, 128, -128, -129, 500, -500, -1, 0x7fff_ffff, -0x8000_0000].map(Operand::Imm));
+            v
+        }
+        "Rm32" => {
+            let mut v = samples("R32", here);
+            v.extend(mems(Size::Dword));
+            v
+        }
         "Ri64" => {
             let mut v = gprs();
             v.extend([0i64, 1, 127, 128, -128, -129, 500, -500, 0x7fff_ffff].map(Operand::Imm));

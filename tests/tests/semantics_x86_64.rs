@@ -37,6 +37,7 @@ fn host_has(f: X86Feature) -> bool {
         X86Feature::Pclmulqdq => is_x86_feature_detected!("pclmulqdq"),
         X86Feature::Avx => is_x86_feature_detected!("avx"),
         X86Feature::Avx2 => is_x86_feature_detected!("avx2"),
+        X86Feature::Bmi1 => is_x86_feature_detected!("bmi1"),
         X86Feature::Bmi2 => is_x86_feature_detected!("bmi2"),
         X86Feature::Adx => is_x86_feature_detected!("adx"),
         X86Feature::Sha => is_x86_feature_detected!("sha"),
@@ -47,6 +48,7 @@ fn host_has(f: X86Feature) -> bool {
         X86Feature::Avx512f => is_x86_feature_detected!("avx512f"),
         X86Feature::Avx512bw => is_x86_feature_detected!("avx512bw"),
         X86Feature::Avx512vl => is_x86_feature_detected!("avx512vl"),
+        X86Feature::Movbe => is_x86_feature_detected!("movbe"),
     }
 }
 
@@ -76,6 +78,9 @@ fn operands(rng: &mut Rng, kinds: &[&str], base: u8, aligned: bool) -> Vec<Opera
         .map(|k| match *k {
             "R64" => Operand::Gpr(gpr(rng)),
             "R32" => Operand::Gpr32(gpr(rng)),
+            "Ri32" if pick(rng) => Operand::Gpr32(gpr(rng)),
+            "Ri32" => Operand::Imm(rng.next_u64() as i32 as i64),
+            "Rm32" if pick(rng) => Operand::Gpr32(gpr(rng)),
             "Ri64" if pick(rng) => Operand::Gpr(gpr(rng)),
             "Ri64" | "Imm" => Operand::Imm(rng.below(128) as i64 - if *k == "Ri64" { 64 } else { 0 }),
             "Rm64" if pick(rng) => Operand::Gpr(gpr(rng)),
@@ -83,7 +88,7 @@ fn operands(rng: &mut Rng, kinds: &[&str], base: u8, aligned: bool) -> Vec<Opera
             "X" => Operand::Xmm(rng.below(16) as u8),
             "Xm" if pick(rng) => Operand::Xmm(rng.below(16) as u8),
             "Xm" | "M128" => m(rng, Size::Xmmword),
-            "M32" => m(rng, Size::Dword),
+            "M32" | "Rm32" => m(rng, Size::Dword),
             "Y" => Operand::Ymm(rng.below(16) as u8),
             "Ym" if pick(rng) => Operand::Ymm(rng.below(16) as u8),
             "Ym" | "M256" => m(rng, Size::Ymmword),
@@ -98,10 +103,7 @@ fn operands(rng: &mut Rng, kinds: &[&str], base: u8, aligned: bool) -> Vec<Opera
 
 /// The bytes of one instruction, from the JIT lowering of a function holding only it.
 fn encode(op: Op, operands: &[Operand]) -> Vec<u8> {
-    use X86Feature::*;
-    let all =
-        [Ssse3, Sse41, Aes, Pclmulqdq, Avx, Avx2, Bmi2, Adx, Sha, Vaes, Vpclmulqdq, Gfni, Avx512f, Avx512bw, Avx512vl];
-    let mut b = Builder::<X86_64>::new("one", Abi::SysV, &all);
+    let mut b = Builder::<X86_64>::new("one", Abi::SysV, <X86Feature as asmgen::Feature>::ALL);
     b.inst(op, operands.to_vec());
     let f = b.finish().unwrap();
     let image = asmgen::lower::lower(&[&f]).unwrap();
@@ -337,13 +339,14 @@ fn conditional_branches_agree_with_this_cpu() {
 }
 
 /// The cases random states reach too seldom or compare too little: shifts and rotates by 1 (where OF is defined,
-/// which the random comparison leaves aside as the count is not known there) and by 64 (a count of 0: no flag
-/// changes), products that fit (`imul`, `mul`: CF and OF clear) and the one signed overflow `i64::MIN * -1`.
+/// which the random comparison leaves aside as the count is not known there) and by 64 or 32 (a count of 0: no
+/// flag changes), products that fit (`imul`, `mul`: CF and OF clear) and the one signed overflow
+/// `i64::MIN * -1`, `neg 0`, `dec 0` and the signed overflow of `inc`.
 /// Each runs on this CPU and on the model from random registers and flags, and the flags named are compared
 /// with the registers.
 #[test]
 fn flag_edge_cases_agree_with_this_cpu() {
-    let (g, imm) = (Operand::Gpr, Operand::Imm);
+    let (g, g32, imm) = (Operand::Gpr, Operand::Gpr32, Operand::Imm);
     let shift = STATUS & !AF;
     /// Entry, operands, flags compared, values for rax and rcx (None: random).
     type Case = (Op, Vec<Operand>, u64, Option<(u64, u64)>);
@@ -363,6 +366,19 @@ fn flag_edge_cases_agree_with_this_cpu() {
         (Op::imul, vec![g(0), g(1)], CF | OF, Some((i64::MIN as u64, u64::MAX))),
         (Op::mul, vec![g(1)], CF | OF, Some((u32::MAX as u64, u32::MAX as u64))),
         (Op::mul, vec![g(1)], CF | OF, Some((1 << 32, 1 << 32))),
+        (Op::shl32, vec![g32(0), imm(1)], shift, None),
+        (Op::shr32, vec![g32(0), imm(1)], shift, None),
+        (Op::sar, vec![g(0), imm(1)], shift, None),
+        (Op::rol32, vec![g32(0), imm(1)], CF | OF, None),
+        (Op::ror32, vec![g32(0), imm(1)], CF | OF, None),
+        (Op::ror32, vec![g32(0), imm(32)], STATUS, None),
+        (Op::shld32, vec![g32(0), g32(1), imm(1)], shift, None),
+        (Op::shrd32, vec![g32(0), g32(1), imm(1)], shift, None),
+        (Op::imul32, vec![g32(0), g32(1)], CF | OF, Some((3, (-5i64) as u64))),
+        (Op::imul32, vec![g32(0), g32(1)], CF | OF, Some((1 << 20, 1 << 11))),
+        (Op::neg, vec![g(0)], STATUS, Some((0, 0))),
+        (Op::inc32, vec![g32(0)], STATUS, Some((0x7fff_ffff, 0))),
+        (Op::dec, vec![g(0)], STATUS, Some((0, 0))),
     ];
     let mut rng = Rng::new(0xf1a9);
     for (op, ops, compared, values) in cases {

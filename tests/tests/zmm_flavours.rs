@@ -22,6 +22,7 @@ fn operands(kinds: &[&str], i: usize) -> Vec<Operand> {
                 "Zm" | "M512" => Operand::Mem(Size::Zmmword, m.clone()),
                 "Ym" if i == 2 => Operand::Mem(Size::Ymmword, m.clone()),
                 "Y" | "Ym" => Operand::Ymm(r % 16),
+                "X" => Operand::Xmm(r % 16),
                 "M128" => Operand::Mem(Size::Xmmword, m.clone()),
                 "M32" => Operand::Mem(Size::Dword, m.clone()),
                 "Imm" => Operand::Imm(3 + i as i64),

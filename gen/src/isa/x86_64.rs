@@ -24,6 +24,8 @@ crate::define_features! {
         Avx = "AVX",
         /// AVX2 (integer ops on ymm).
         Avx2 = "AVX2",
+        /// BMI1 (`andn`).
+        Bmi1 = "BMI1",
         /// BMI2.
         Bmi2 = "BMI2",
         /// ADX (`adcx`, `adox`: two independent carry chains).
@@ -44,6 +46,8 @@ crate::define_features! {
         Avx512bw = "AVX512BW",
         /// AVX-512 on xmm and ymm (EVEX forms of 128- and 256-bit instructions, xmm16-xmm31).
         Avx512vl = "AVX512VL",
+        /// `movbe` (load or store with the bytes swapped).
+        Movbe = "MOVBE",
     }
 }
 
@@ -253,6 +257,10 @@ kinds! {
     R32 { Gpr32 => |g| Operand::Gpr32(g.0) }
     /// r64 or imm32.
     Ri64 { Gpr => |g| Operand::Gpr(g.0), i32 => |i| Operand::Imm(i as i64) }
+    /// r32 or imm32 (an `i32`, printed in decimal; the 32-bit forms take all 32 bits of it).
+    Ri32 { Gpr32 => |g| Operand::Gpr32(g.0), i32 => |i| Operand::Imm(i as i64) }
+    /// r32 or m32.
+    Rm32 { Gpr32 => |g| Operand::Gpr32(g.0), Mem => |m| Operand::Mem(Size::Dword, m) }
     /// r64 or m64.
     Rm64 { Gpr => |g| Operand::Gpr(g.0), Mem => |m| Operand::Mem(Size::Qword, m) }
     /// xmm.
@@ -318,18 +326,22 @@ macro_rules! x86_64_table {
         $define! {
                 isa: X86_64, feature: X86Feature, encoding: X86Encoding;
                 methods {
-                    /// `mov`: register or immediate (`mov`), load (`mov_load`), store (`mov_store`).
+                    /// `mov`: register or immediate (`mov`), load (`mov_load`), store (`mov_store`); 32-bit
+                    /// (`mov32`, `mov32_load`, `mov32_store`).
                     mov(d, s);
-                    /// `xor`: 32-bit registers (`xor32`; writing the low half zeroes the rest).
+                    /// `xor`: 64-bit (`xor`), 32-bit registers (`xor32`; writing the low half zeroes the rest), or a
+                    /// 32-bit load (`xor32_load`).
                     xor(d, s);
                     /// `vmovdqu`: load or store, xmm (`vmovdqu_load`, `vmovdqu_store`) or ymm (`vmovdqu_load_y`,
                     /// `vmovdqu_store_y`).
                     vmovdqu(d, s);
-                    /// `vmovdqa`: xmm (`vmovdqa`) or ymm (`vmovdqa_y`), register or aligned memory.
+                    /// `vmovdqa`: xmm (`vmovdqa`) or ymm (`vmovdqa_y`), register or aligned memory; aligned stores
+                    /// (`vmovdqa_store`, `vmovdqa_store_y`).
                     vmovdqa(d, s);
-                    /// `vmovq`: from memory (`vmovq_load`) or from a 64-bit register (`vmovq_gpr`).
+                    /// `vmovq`: from memory (`vmovq_load`), from a 64-bit register (`vmovq_gpr`) or to one
+                    /// (`vmovq_to_gpr`).
                     vmovq(d, s);
-                    /// `vmovd`: store of the low dword (`vmovd_store`).
+                    /// `vmovd`: store of the low dword (`vmovd_store`) or from a 32-bit register (`vmovd_gpr`).
                     vmovd(d, s);
                     /// `vpxor`: xmm (`vpxor`) or ymm (`vpxor_y`).
                     vpxor(d, a, b);
@@ -388,7 +400,7 @@ macro_rules! x86_64_table {
                     vpsrlvq(d, a, n);
                     /// `vpbroadcastd`: ymm (`vpbroadcastd_y`) or zmm (`vpbroadcastd_z`) from memory.
                     vpbroadcastd(d, s);
-                    /// `vpsrlq`: xmm (`vpsrlq`) or zmm (`vpsrlq_z`).
+                    /// `vpsrlq`: xmm (`vpsrlq`), ymm (`vpsrlq_y`) or zmm (`vpsrlq_z`).
                     vpsrlq(d, a, n);
                     /// `vmovdqu64`: zmm from zmm or memory (`vmovdqu64`), or store (`vmovdqu64_store`).
                     vmovdqu64(d, s);
@@ -398,20 +410,87 @@ macro_rules! x86_64_table {
                     movdqa(d, s);
                     /// `movdqu` (legacy SSE): load (`movdqu_load`) or store (`movdqu_store`).
                     movdqu(d, s);
+                    /// `add`: r64 (`add`), r32 (`add32`), or a load (`add_load`, `add32_load`).
+                    add(d, s);
+                    /// `adc`: r64 (`adc`) or a load (`adc_load`).
+                    adc(d, s);
+                    /// `sbb`: r64 (`sbb`) or a load (`sbb_load`).
+                    sbb(d, s);
+                    /// `sub`: r64 (`sub`), r32 (`sub32`) or a load (`sub_load`).
+                    sub(d, s);
+                    /// `and`: r64 (`and`), r32 (`and32`) or a load (`and_load`).
+                    and(d, s);
+                    /// `or`: r64 (`or`), r32 (`or32`) or a load (`or_load`).
+                    or(d, s);
+                    /// `cmp`: r64 (`cmp`), r32 (`cmp32`) or against memory (`cmp_load`).
+                    cmp(a, b);
+                    /// `test`: r64 (`test`) or r32 (`test32`).
+                    test(a, b);
+                    /// `lea`: 64-bit (`lea`) or 32-bit (`lea32`) result.
+                    lea(d, a);
+                    /// `imul`: r64 (`imul`) or r32 (`imul32`).
+                    imul(d, s);
+                    /// `shl` by an immediate: r64 (`shl`) or r32 (`shl32`).
+                    shl(d, n);
+                    /// `shr` by an immediate: r64 (`shr`) or r32 (`shr32`).
+                    shr(d, n);
+                    /// `rol`: r64 (`rol`) or r32 (`rol32`).
+                    rol(d, n);
+                    /// `ror`: r64 (`ror`) or r32 (`ror32`).
+                    ror(d, n);
+                    /// `rorx`: r64 (`rorx`) or r32 (`rorx32`).
+                    rorx(d, s, n);
+                    /// `shld`: r64 (`shld`) or r32 (`shld32`).
+                    shld(d, s, n);
+                    /// `shrd`: r64 (`shrd`) or r32 (`shrd32`).
+                    shrd(d, s, n);
+                    /// `bswap`: r64 (`bswap`) or r32 (`bswap32`).
+                    bswap(r);
+                    /// `dec`: r64 (`dec`) or r32 (`dec32`).
+                    dec(r);
+                    /// `inc`: r64 (`inc`) or r32 (`inc32`).
+                    inc(r);
+                    /// `neg`: r64 (`neg`) or r32 (`neg32`).
+                    neg(r);
+                    /// `not`: r64 (`not`) or r32 (`not32`).
+                    not(r);
+                    /// `andn`: r64 (`andn`) or r32 (`andn32`).
+                    andn(d, a, b);
+                    /// `movq` (legacy SSE): to a 64-bit register (`movq_to_gpr`), from one (`movq_from_gpr`), load
+                    /// (`movq_load`) or store (`movq_store`).
+                    movq(d, s);
+                    /// `movd` (legacy SSE): from a 32-bit register (`movd_from_gpr`), load (`movd_load`) or store
+                    /// (`movd_store`).
+                    movd(d, s);
+                    /// `movups`: register or load (`movups`) or store (`movups_store`).
+                    movups(d, s);
+                    /// `movaps`: register or aligned load (`movaps`) or aligned store (`movaps_store`).
+                    movaps(d, s);
+                    /// `vmovups`: load (`vmovups_load`) or store (`vmovups_store`).
+                    vmovups(d, s);
+                    /// `vpalignr`: xmm (`vpalignr`) or ymm (`vpalignr_y`).
+                    vpalignr(d, a, b, n);
+                    /// `vpmuludq`: xmm (`vpmuludq`) or ymm (`vpmuludq_y`).
+                    vpmuludq(d, a, b);
+                    /// `vpbroadcastq` to ymm: from memory (`vpbroadcastq_y`) or from an xmm register
+                    /// (`vpbroadcastq_y_reg`).
+                    vpbroadcastq(d, s);
+                    /// `vmovdqu8` (AVX-512BW): zmm from zmm or memory (`vmovdqu8`), or store (`vmovdqu8_store`).
+                    vmovdqu8(d, s);
                 }
 
                 // --- general-purpose ---------------------------------------------------------------------------------
                 mov:        "mov"        (d: R64, s: Ri64)                 [] as mov => iced!(Mov_rm64_r64, Mov_rm64_imm32);
                 mov_load:   "mov"        (d: R64, s: M64)                  [] as mov => iced!(Mov_r64_rm64);
                 mov_store:  "mov"        (d: M64, s: R64)                  [] as mov => iced!(Mov_rm64_r64);
-                lea:        "lea"        (d: R64, a: Addr)                 [] => iced!(Lea_r64_m);
-                add:        "add"        (d: R64, s: Ri64)                 []
+                lea:        "lea"        (d: R64, a: Addr)                 [] as lea => iced!(Lea_r64_m);
+                add:        "add"        (d: R64, s: Ri64)                 [] as add
                     => iced!(Add_rm64_r64, Add_rm64_imm8, Add_RAX_imm32, Add_rm64_imm32);
                 /// Add with carry.
-                adc:        "adc"        (d: R64, s: Ri64)                 []
+                adc:        "adc"        (d: R64, s: Ri64)                 [] as adc
                     => iced!(Adc_rm64_r64, Adc_rm64_imm8, Adc_RAX_imm32, Adc_rm64_imm32);
                 /// Subtract with borrow (CF).
-                sbb:        "sbb"        (d: R64, s: Ri64)                 []
+                sbb:        "sbb"        (d: R64, s: Ri64)                 [] as sbb
                     => iced!(Sbb_rm64_r64, Sbb_rm64_imm8, Sbb_RAX_imm32, Sbb_rm64_imm32);
                 /// Add with carry through CF only (the other flags kept): one of two independent carry chains.
                 adcx:       "adcx"       (d: R64, s: Rm64)                 [Adx] => iced!(Adcx_r64_rm64);
@@ -422,29 +501,29 @@ macro_rules! x86_64_table {
                 /// Unsigned multiply by rdx, flags untouched: the product in `d` (high) and `lo` (low).
                 mulx:       "mulx"       (d: R64, lo: R64, s: Rm64)        [Bmi2] => iced!(VEX_Mulx_r64_r64_rm64);
                 /// Signed multiply, the low 64 bits of the product (CF and OF: the product did not fit).
-                imul:       "imul"       (d: R64, s: Rm64)                 [] => iced!(Imul_r64_rm64);
-                sub:        "sub"        (d: R64, s: Ri64)                 []
+                imul:       "imul"       (d: R64, s: Rm64)                 [] as imul => iced!(Imul_r64_rm64);
+                sub:        "sub"        (d: R64, s: Ri64)                 [] as sub
                     => iced!(Sub_rm64_r64, Sub_rm64_imm8, Sub_RAX_imm32, Sub_rm64_imm32);
-                and:        "and"        (d: R64, s: Ri64)                 []
+                and:        "and"        (d: R64, s: Ri64)                 [] as and
                     => iced!(And_rm64_r64, And_rm64_imm8, And_RAX_imm32, And_rm64_imm32);
                 xor32:      "xor"        (d: R32, s: R32)                  [] as xor => iced!(Xor_rm32_r32);
-                cmp:        "cmp"        (a: R64, b: Ri64)                 []
+                cmp:        "cmp"        (a: R64, b: Ri64)                 [] as cmp
                     => iced!(Cmp_rm64_r64, Cmp_rm64_imm8, Cmp_RAX_imm32, Cmp_rm64_imm32);
-                test:       "test"       (a: R64, b: R64)                  [] => iced!(Test_rm64_r64);
-                shl:        "shl"        (d: R64, n: Imm)                  [] => iced!(Shl_rm64_1, Shl_rm64_imm8);
-                shr:        "shr"        (d: R64, n: Imm)                  [] => iced!(Shr_rm64_1, Shr_rm64_imm8);
+                test:       "test"       (a: R64, b: R64)                  [] as test => iced!(Test_rm64_r64);
+                shl:        "shl"        (d: R64, n: Imm)                  [] as shl => iced!(Shl_rm64_1, Shl_rm64_imm8);
+                shr:        "shr"        (d: R64, n: Imm)                  [] as shr => iced!(Shr_rm64_1, Shr_rm64_imm8);
                 /// Rotate left by `n` (mod 64); CF and OF only.
-                rol:        "rol"        (d: R64, n: Imm)                  [] => iced!(Rol_rm64_1, Rol_rm64_imm8);
+                rol:        "rol"        (d: R64, n: Imm)                  [] as rol => iced!(Rol_rm64_1, Rol_rm64_imm8);
                 /// Rotate right by `n` (mod 64); CF and OF only.
-                ror:        "ror"        (d: R64, n: Imm)                  [] => iced!(Ror_rm64_1, Ror_rm64_imm8);
+                ror:        "ror"        (d: R64, n: Imm)                  [] as ror => iced!(Ror_rm64_1, Ror_rm64_imm8);
                 /// Rotate right by `n` (mod 64) into another register, flags untouched.
-                rorx:       "rorx"       (d: R64, s: Rm64, n: Imm)         [Bmi2] => iced!(VEX_Rorx_r64_rm64_imm8);
+                rorx:       "rorx"       (d: R64, s: Rm64, n: Imm)         [Bmi2] as rorx => iced!(VEX_Rorx_r64_rm64_imm8);
                 /// Shift `d` left by `n` (mod 64), filling from the top bits of `s`.
-                shld:       "shld"       (d: R64, s: R64, n: Imm)          [] => iced!(Shld_rm64_r64_imm8);
+                shld:       "shld"       (d: R64, s: R64, n: Imm)          [] as shld => iced!(Shld_rm64_r64_imm8);
                 /// Shift `d` right by `n` (mod 64), filling from the low bits of `s`.
-                shrd:       "shrd"       (d: R64, s: R64, n: Imm)          [] => iced!(Shrd_rm64_r64_imm8);
+                shrd:       "shrd"       (d: R64, s: R64, n: Imm)          [] as shrd => iced!(Shrd_rm64_r64_imm8);
                 /// Byte-swap a 64-bit register (big-endian <-> native).
-                bswap:      "bswap"      (r: R64)                          [] => iced!(Bswap_r64);
+                bswap:      "bswap"      (r: R64)                          [] as bswap => iced!(Bswap_r64);
                 push:       "push"       (r: R64)                          [] => iced!(Push_r64);
                 pop:        "pop"        (r: R64)                          [] => iced!(Pop_r64);
                 jmp:        "jmp"        (t: Target)                       [] => iced!(Jmp_rel8_64, Jmp_rel32_64);
@@ -459,6 +538,104 @@ macro_rules! x86_64_table {
                 /// Jump if below or equal (unsigned <=).
                 jbe:        "jbe"        (t: Target)                       [] => iced!(Jbe_rel8_64, Jbe_rel32_64);
                 ret:        "ret"        ()                                [] => iced!(Retnq);
+
+                // --- general-purpose: 32-bit forms (writing a 32-bit register zeroes its upper half) and loads ----------
+                mov32:      "mov"        (d: R32, s: Ri32)                 [] as mov => iced!(Mov_rm32_r32, Mov_r32_imm32);
+                mov32_load: "mov"        (d: R32, s: M32)                  [] as mov => iced!(Mov_r32_rm32);
+                mov32_store: "mov"       (d: M32, s: R32)                  [] as mov => iced!(Mov_rm32_r32);
+                /// The low 32 bits of the address.
+                lea32:      "lea"        (d: R32, a: Addr)                 [] as lea => iced!(Lea_r32_m);
+                add32:      "add"        (d: R32, s: Ri32)                 [] as add
+                    => iced!(Add_rm32_r32, Add_rm32_imm8, Add_EAX_imm32, Add_rm32_imm32);
+                add_load:   "add"        (d: R64, s: M64)                  [] as add => iced!(Add_r64_rm64);
+                add32_load: "add"        (d: R32, s: M32)                  [] as add => iced!(Add_r32_rm32);
+                adc_load:   "adc"        (d: R64, s: M64)                  [] as adc => iced!(Adc_r64_rm64);
+                sbb_load:   "sbb"        (d: R64, s: M64)                  [] as sbb => iced!(Sbb_r64_rm64);
+                sub32:      "sub"        (d: R32, s: Ri32)                 [] as sub
+                    => iced!(Sub_rm32_r32, Sub_rm32_imm8, Sub_EAX_imm32, Sub_rm32_imm32);
+                sub_load:   "sub"        (d: R64, s: M64)                  [] as sub => iced!(Sub_r64_rm64);
+                and32:      "and"        (d: R32, s: Ri32)                 [] as and
+                    => iced!(And_rm32_r32, And_rm32_imm8, And_EAX_imm32, And_rm32_imm32);
+                and_load:   "and"        (d: R64, s: M64)                  [] as and => iced!(And_r64_rm64);
+                or:         "or"         (d: R64, s: Ri64)                 [] as or
+                    => iced!(Or_rm64_r64, Or_rm64_imm8, Or_RAX_imm32, Or_rm64_imm32);
+                or32:       "or"         (d: R32, s: Ri32)                 [] as or
+                    => iced!(Or_rm32_r32, Or_rm32_imm8, Or_EAX_imm32, Or_rm32_imm32);
+                or_load:    "or"         (d: R64, s: M64)                  [] as or => iced!(Or_r64_rm64);
+                xor:        "xor"        (d: R64, s: Ri64)                 [] as xor
+                    => iced!(Xor_rm64_r64, Xor_rm64_imm8, Xor_RAX_imm32, Xor_rm64_imm32);
+                xor32_load: "xor"        (d: R32, s: M32)                  [] as xor => iced!(Xor_r32_rm32);
+                cmp32:      "cmp"        (a: R32, b: Ri32)                 [] as cmp
+                    => iced!(Cmp_rm32_r32, Cmp_rm32_imm8, Cmp_EAX_imm32, Cmp_rm32_imm32);
+                cmp_load:   "cmp"        (a: R64, b: M64)                  [] as cmp => iced!(Cmp_r64_rm64);
+                test32:     "test"       (a: R32, b: R32)                  [] as test => iced!(Test_rm32_r32);
+                /// Signed multiply, the low 32 bits of the product (CF and OF: the product did not fit).
+                imul32:     "imul"       (d: R32, s: Rm32)                 [] as imul => iced!(Imul_r32_rm32);
+                shl32:      "shl"        (d: R32, n: Imm)                  [] as shl => iced!(Shl_rm32_1, Shl_rm32_imm8);
+                shr32:      "shr"        (d: R32, n: Imm)                  [] as shr => iced!(Shr_rm32_1, Shr_rm32_imm8);
+                /// Arithmetic shift right by `n` (mod 64): the sign bit fills.
+                sar:        "sar"        (d: R64, n: Imm)                  [] => iced!(Sar_rm64_1, Sar_rm64_imm8);
+                /// Rotate left by `n` (mod 32); CF and OF only.
+                rol32:      "rol"        (d: R32, n: Imm)                  [] as rol => iced!(Rol_rm32_1, Rol_rm32_imm8);
+                /// Rotate right by `n` (mod 32); CF and OF only.
+                ror32:      "ror"        (d: R32, n: Imm)                  [] as ror => iced!(Ror_rm32_1, Ror_rm32_imm8);
+                /// Rotate right by `n` (mod 32) into another register, flags untouched.
+                rorx32:     "rorx"       (d: R32, s: Rm32, n: Imm)         [Bmi2] as rorx => iced!(VEX_Rorx_r32_rm32_imm8);
+                shld32:     "shld"       (d: R32, s: R32, n: Imm)          [] as shld => iced!(Shld_rm32_r32_imm8);
+                shrd32:     "shrd"       (d: R32, s: R32, n: Imm)          [] as shrd => iced!(Shrd_rm32_r32_imm8);
+                bswap32:    "bswap"      (r: R32)                          [] as bswap => iced!(Bswap_r32);
+                /// Decrement (CF kept).
+                dec:        "dec"        (r: R64)                          [] as dec => iced!(Dec_rm64);
+                dec32:      "dec"        (r: R32)                          [] as dec => iced!(Dec_rm32);
+                /// Increment (CF kept).
+                inc:        "inc"        (r: R64)                          [] as inc => iced!(Inc_rm64);
+                inc32:      "inc"        (r: R32)                          [] as inc => iced!(Inc_rm32);
+                /// Two's complement negation (CF: the operand was not zero).
+                neg:        "neg"        (r: R64)                          [] as neg => iced!(Neg_rm64);
+                neg32:      "neg"        (r: R32)                          [] as neg => iced!(Neg_rm32);
+                /// Bitwise not, flags untouched.
+                not:        "not"        (r: R64)                          [] as not => iced!(Not_rm64);
+                not32:      "not"        (r: R32)                          [] as not => iced!(Not_rm32);
+                /// `!a & b` (BMI1).
+                andn:       "andn"       (d: R64, a: R64, b: Rm64)         [Bmi1] as andn => iced!(VEX_Andn_r64_r64_rm64);
+                andn32:     "andn"       (d: R32, a: R32, b: Rm32)         [Bmi1] as andn => iced!(VEX_Andn_r32_r32_rm32);
+                /// `s` shifted left by `n` (mod 64), flags untouched.
+                shlx:       "shlx"       (d: R64, s: Rm64, n: R64)         [Bmi2] => iced!(VEX_Shlx_r64_rm64_r64);
+                /// `s` shifted right (logical) by `n` (mod 64), flags untouched.
+                shrx:       "shrx"       (d: R64, s: Rm64, n: R64)         [Bmi2] => iced!(VEX_Shrx_r64_rm64_r64);
+                /// `s` with the bits from index `n & 255` up cleared (CF: the index is over 63).
+                bzhi:       "bzhi"       (d: R64, s: Rm64, n: R64)         [Bmi2] => iced!(VEX_Bzhi_r64_rm64_r64);
+                /// CF = bit `n` (mod 64) of `a`.
+                bt:         "bt"         (a: R64, n: Imm)                  [] => iced!(Bt_rm64_imm8);
+                /// The index of the lowest set bit of `s` (ZF: `s` is zero, `d` then kept). Marked variable-time:
+                /// older cores take longer on some inputs.
+                bsf:        "bsf"        (d: R64, s: Rm64)                 [] => iced!(Bsf_r64_rm64);
+                /// Load with the bytes swapped (big-endian <-> native).
+                movbe:      "movbe"      (d: R64, s: M64)                  [Movbe] => iced!(Movbe_r64_m64);
+                /// Move if below (CF).
+                cmovb:      "cmovb"      (d: R64, s: Rm64)                 [] => iced!(Cmovb_r64_rm64);
+                /// Move if above or equal (not CF).
+                cmovae:     "cmovae"     (d: R64, s: Rm64)                 [] => iced!(Cmovae_r64_rm64);
+                /// Move if zero (ZF; `cmove`).
+                cmovz:      "cmovz"      (d: R64, s: Rm64)                 [] => iced!(Cmove_r64_rm64);
+                /// Move if not zero (not ZF; `cmovne`).
+                cmovnz:     "cmovnz"     (d: R64, s: Rm64)                 [] => iced!(Cmovne_r64_rm64);
+                /// Move if greater (signed: not ZF and SF = OF).
+                cmovg:      "cmovg"      (d: R64, s: Rm64)                 [] => iced!(Cmovg_r64_rm64);
+                /// Jump if greater (signed >: not ZF and SF = OF).
+                jg:         "jg"         (t: Target)                       [] => iced!(Jg_rel8_64, Jg_rel32_64);
+                /// Jump if greater or equal (signed >=: SF = OF).
+                jge:        "jge"        (t: Target)                       [] => iced!(Jge_rel8_64, Jge_rel32_64);
+                /// Jump if less (signed <: SF != OF).
+                jl:         "jl"         (t: Target)                       [] => iced!(Jl_rel8_64, Jl_rel32_64);
+                /// Jump if less or equal (signed <=: ZF or SF != OF).
+                jle:        "jle"        (t: Target)                       [] => iced!(Jle_rel8_64, Jle_rel32_64);
+                /// Jump if sign (SF).
+                js:         "js"         (t: Target)                       [] => iced!(Js_rel8_64, Js_rel32_64);
+                /// Jump if not sign (not SF).
+                jns:        "jns"        (t: Target)                       [] => iced!(Jns_rel8_64, Jns_rel32_64);
+                /// Jump if overflow (OF).
+                jo:         "jo"         (t: Target)                       [] => iced!(Jo_rel8_64, Jo_rel32_64);
 
                 // --- 128-bit vector (VEX) -------------------------------------------------------------------------------
                 vmovdqu_load:  "vmovdqu" (d: X, s: M128)                   [Avx] as vmovdqu => iced!(VEX_Vmovdqu_xmm_xmmm128);
@@ -486,7 +663,8 @@ macro_rules! x86_64_table {
                 vpsubq:     "vpsubq"     (d: X, a: X, b: Xm)               [Avx] as vpsubq => iced!(VEX_Vpsubq_xmm_xmm_xmmm128);
                 vpshufb:    "vpshufb"    (d: X, a: X, b: Xm)               [Avx] as vpshufb => iced!(VEX_Vpshufb_xmm_xmm_xmmm128);
                 vpshufd:    "vpshufd"    (d: X, a: Xm, sel: Sel)           [Avx] as vpshufd => iced!(VEX_Vpshufd_xmm_xmmm128_imm8);
-                vpalignr:   "vpalignr"   (d: X, a: X, b: Xm, n: Imm)       [Avx] => iced!(VEX_Vpalignr_xmm_xmm_xmmm128_imm8);
+                vpalignr:   "vpalignr"   (d: X, a: X, b: Xm, n: Imm)       [Avx] as vpalignr
+                    => iced!(VEX_Vpalignr_xmm_xmm_xmmm128_imm8);
                 vpunpckldq: "vpunpckldq" (d: X, a: X, b: Xm)               [Avx] as vpunpckldq
                     => iced!(VEX_Vpunpckldq_xmm_xmm_xmmm128);
                 vpunpckhdq: "vpunpckhdq" (d: X, a: X, b: Xm)               [Avx] as vpunpckhdq
@@ -529,6 +707,18 @@ macro_rules! x86_64_table {
                 /// Inverse in GF(2^8)/0x11b, then the affine map of `vgf2p8affineqb`.
                 vgf2p8affineinvqb: "vgf2p8affineinvqb" (d: X, a: X, m: Xm, c: Sel) [Gfni, Avx] as vgf2p8affineinvqb
                     => iced!(VEX_Vgf2p8affineinvqb_xmm_xmm_xmmm128_imm8);
+                /// Moves the low qword into a 64-bit register.
+                vmovq_to_gpr: "vmovq"    (d: R64, s: X)                    [Avx] as vmovq => iced!(VEX_Vmovq_rm64_xmm);
+                /// Moves a 32-bit register into the low dword, zeroing the rest.
+                vmovd_gpr:  "vmovd"      (d: X, s: R32)                    [Avx] as vmovd => iced!(VEX_Vmovd_xmm_rm32);
+                vmovups_load: "vmovups"  (d: X, s: M128)                   [Avx] as vmovups => iced!(VEX_Vmovups_xmm_xmmm128);
+                vmovups_store: "vmovups" (d: M128, s: X)                   [Avx] as vmovups => iced!(VEX_Vmovups_xmmm128_xmm);
+                vxorps:     "vxorps"     (d: X, a: X, b: Xm)               [Avx] => iced!(VEX_Vxorps_xmm_xmm_xmmm128);
+                vpaddb:     "vpaddb"     (d: X, a: X, b: Xm)               [Avx] => iced!(VEX_Vpaddb_xmm_xmm_xmmm128);
+                vpsubd:     "vpsubd"     (d: X, a: X, b: Xm)               [Avx] => iced!(VEX_Vpsubd_xmm_xmm_xmmm128);
+                /// Unsigned multiply of the low dwords of each qword, the 64-bit products.
+                vpmuludq:   "vpmuludq"   (d: X, a: X, b: Xm)               [Avx] as vpmuludq
+                    => iced!(VEX_Vpmuludq_xmm_xmm_xmmm128);
                 /// Dword blend: dword `i` from `b` where bit `i` of `sel` is set, else from `a`.
                 vpblendd:   "vpblendd"   (d: X, a: X, b: Xm, sel: Sel)     [Avx2] as vpblendd
                     => iced!(VEX_Vpblendd_xmm_xmm_xmmm128_imm8);
@@ -549,6 +739,65 @@ macro_rules! x86_64_table {
                 movdqu_load: "movdqu"    (d: X, s: M128)                   [] as movdqu => iced!(Movdqu_xmm_xmmm128);
                 movdqu_store: "movdqu"   (d: M128, s: X)                   [] as movdqu => iced!(Movdqu_xmmm128_xmm);
                 pxor:       "pxor"       (d: X, s: Xm)                     [] => iced!(Pxor_xmm_xmmm128);
+                por:        "por"        (d: X, s: Xm)                     [] => iced!(Por_xmm_xmmm128);
+                pand:       "pand"       (d: X, s: Xm)                     [] => iced!(Pand_xmm_xmmm128);
+                /// `!d & s`.
+                pandn:      "pandn"      (d: X, s: Xm)                     [] => iced!(Pandn_xmm_xmmm128);
+                xorps:      "xorps"      (d: X, s: Xm)                     [] => iced!(Xorps_xmm_xmmm128);
+                /// Dwords equal: all ones, else zero.
+                pcmpeqd:    "pcmpeqd"    (d: X, s: Xm)                     [] => iced!(Pcmpeqd_xmm_xmmm128);
+                /// Dwords signed greater: all ones, else zero.
+                pcmpgtd:    "pcmpgtd"    (d: X, s: Xm)                     [] => iced!(Pcmpgtd_xmm_xmmm128);
+                psubd:      "psubd"      (d: X, s: Xm)                     [] => iced!(Psubd_xmm_xmmm128);
+                punpckldq:  "punpckldq"  (d: X, s: Xm)                     [] => iced!(Punpckldq_xmm_xmmm128);
+                punpckhdq:  "punpckhdq"  (d: X, s: Xm)                     [] => iced!(Punpckhdq_xmm_xmmm128);
+                punpcklqdq: "punpcklqdq" (d: X, s: Xm)                     [] => iced!(Punpcklqdq_xmm_xmmm128);
+                punpckhqdq: "punpckhqdq" (d: X, s: Xm)                     [] => iced!(Punpckhqdq_xmm_xmmm128);
+                /// Dwords 0, 1 from `d` and 2, 3 from `s`, each chosen by two bits of `sel`.
+                shufps:     "shufps"     (d: X, s: Xm, sel: Sel)           [] => iced!(Shufps_xmm_xmmm128_imm8);
+                /// The high qword of `s` into the low qword of `d`.
+                movhlps:    "movhlps"    (d: X, s: X)                      [] => iced!(Movhlps_xmm_xmm);
+                psrld:      "psrld"      (d: X, n: Imm)                    [] => iced!(Psrld_xmm_imm8);
+                pslld:      "pslld"      (d: X, n: Imm)                    [] => iced!(Pslld_xmm_imm8);
+                psrlq:      "psrlq"      (d: X, n: Imm)                    [] => iced!(Psrlq_xmm_imm8);
+                psllq:      "psllq"      (d: X, n: Imm)                    [] => iced!(Psllq_xmm_imm8);
+                /// Byte shift left.
+                pslldq:     "pslldq"     (d: X, n: Imm)                    [] => iced!(Pslldq_xmm_imm8);
+                /// Byte shift right.
+                psrldq:     "psrldq"     (d: X, n: Imm)                    [] => iced!(Psrldq_xmm_imm8);
+                movups:     "movups"     (d: X, s: Xm)                     [] as movups
+                    => iced!(Movups_xmm_xmmm128, Movups_xmmm128_xmm);
+                movups_store: "movups"   (d: M128, s: X)                   [] as movups => iced!(Movups_xmmm128_xmm);
+                movaps:     "movaps"     (d: X, s: Xm)                     [] as movaps
+                    => iced!(Movaps_xmm_xmmm128, Movaps_xmmm128_xmm);
+                movaps_store: "movaps"   (d: M128, s: X)                   [] as movaps => iced!(Movaps_xmmm128_xmm);
+                /// The low qword into a 64-bit register.
+                movq_to_gpr: "movq"      (d: R64, s: X)                    [] as movq => iced!(Movq_rm64_xmm);
+                /// A 64-bit register into the low qword, zeroing the rest of the low 128 bits.
+                movq_from_gpr: "movq"    (d: X, s: R64)                    [] as movq => iced!(Movq_xmm_rm64);
+                movq_load:  "movq"       (d: X, s: M64)                    [] as movq => iced!(Movq_xmm_xmmm64);
+                movq_store: "movq"       (d: M64, s: X)                    [] as movq => iced!(Movq_xmmm64_xmm);
+                /// A 32-bit register into the low dword, zeroing the rest of the low 128 bits.
+                movd_from_gpr: "movd"    (d: X, s: R32)                    [] as movd => iced!(Movd_xmm_rm32);
+                movd_load:  "movd"       (d: X, s: M32)                    [] as movd => iced!(Movd_xmm_rm32);
+                movd_store: "movd"       (d: M32, s: X)                    [] as movd => iced!(Movd_rm32_xmm);
+                /// Inserts a dword at dword position `n` (mod 4).
+                pinsrd:     "pinsrd"     (d: X, s: Rm32, n: Imm)           [Sse41] => iced!(Pinsrd_xmm_rm32_imm8);
+                /// Extracts the qword at qword position `n` (mod 2).
+                pextrq:     "pextrq"     (d: R64, s: X, n: Imm)            [Sse41] => iced!(Pextrq_rm64_xmm_imm8);
+                /// Key-schedule assist (legacy SSE form of `vaeskeygenassist`).
+                aeskeygenassist: "aeskeygenassist" (d: X, s: Xm, rcon: Sel) [Aes] => iced!(Aeskeygenassist_xmm_xmmm128_imm8);
+                /// InvMixColumns of a round key (legacy SSE form of `vaesimc`).
+                aesimc:     "aesimc"     (d: X, s: Xm)                     [Aes] => iced!(Aesimc_xmm_xmmm128);
+                /// Four SHA-1 rounds on (A, B, C, D) in dwords 3..0 of `d`, the message words plus E in `s`, the
+                /// round function and constant chosen by `sel & 3`.
+                sha1rnds4:  "sha1rnds4"  (d: X, s: Xm, sel: Sel)           [Sha] => iced!(Sha1rnds4_xmm_xmmm128_imm8);
+                /// E (dword 3 of `d`, rotated left 30) added to dword 3 of `s`; the other dwords of `s`.
+                sha1nexte:  "sha1nexte"  (d: X, s: Xm)                     [Sha] => iced!(Sha1nexte_xmm_xmmm128);
+                /// SHA-1 message schedule, first part: `W[i] ^ W[i + 2]` of the six words in `d:s`.
+                sha1msg1:   "sha1msg1"   (d: X, s: Xm)                     [Sha] => iced!(Sha1msg1_xmm_xmmm128);
+                /// SHA-1 message schedule, second part: the four next words, rotated left 1.
+                sha1msg2:   "sha1msg2"   (d: X, s: Xm)                     [Sha] => iced!(Sha1msg2_xmm_xmmm128);
                 paddd:      "paddd"      (d: X, s: Xm)                     [] => iced!(Paddd_xmm_xmmm128);
                 pshufd:     "pshufd"     (d: X, s: Xm, sel: Sel)           [] => iced!(Pshufd_xmm_xmmm128_imm8);
                 pshufb:     "pshufb"     (d: X, s: Xm)                     [Ssse3] => iced!(Pshufb_xmm_xmmm128);
@@ -596,6 +845,24 @@ macro_rules! x86_64_table {
                     => iced!(VEX_Vpunpcklqdq_ymm_ymm_ymmm256);
                 vpunpckhqdq_y: "vpunpckhqdq" (d: Y, a: Y, b: Ym)           [Avx2] as vpunpckhqdq
                     => iced!(VEX_Vpunpckhqdq_ymm_ymm_ymmm256);
+                vmovdqa_store_y: "vmovdqa" (d: M256, s: Y)                 [Avx] as vmovdqa => iced!(VEX_Vmovdqa_ymmm256_ymm);
+                /// Per 128-bit lane: `[a, b]` shifted right by `n` bytes, the low 16 bytes.
+                vpalignr_y: "vpalignr"   (d: Y, a: Y, b: Ym, n: Imm)       [Avx2] as vpalignr
+                    => iced!(VEX_Vpalignr_ymm_ymm_ymmm256_imm8);
+                /// Unsigned multiply of the low dwords of each qword, the 64-bit products.
+                vpmuludq_y: "vpmuludq"   (d: Y, a: Y, b: Ym)               [Avx2] as vpmuludq
+                    => iced!(VEX_Vpmuludq_ymm_ymm_ymmm256);
+                vpsrlq_y:   "vpsrlq"     (d: Y, a: Y, n: Imm)              [Avx2] as vpsrlq => iced!(VEX_Vpsrlq_ymm_ymm_imm8);
+                /// Dwords equal: all ones, else zero.
+                vpcmpeqd_y: "vpcmpeqd"   (d: Y, a: Y, b: Ym)               [Avx2] => iced!(VEX_Vpcmpeqd_ymm_ymm_ymmm256);
+                /// Dword permutation across the 256 bits: dword `i` of `d` is dword `a[i] & 7` of `b`.
+                vpermd:     "vpermd"     (d: Y, a: Y, b: Ym)               [Avx2] => iced!(VEX_Vpermd_ymm_ymm_ymmm256);
+                /// Broadcasts a qword from memory to the four qwords.
+                vpbroadcastq_y: "vpbroadcastq" (d: Y, s: M64)              [Avx2] as vpbroadcastq
+                    => iced!(VEX_Vpbroadcastq_ymm_xmmm64);
+                /// Broadcasts the low qword of `s` to the four qwords.
+                vpbroadcastq_y_reg: "vpbroadcastq" (d: Y, s: X)            [Avx2] as vpbroadcastq
+                    => iced!(VEX_Vpbroadcastq_ymm_xmmm64);
                 /// Broadcasts a dword from memory to the eight dwords.
                 vpbroadcastd_y: "vpbroadcastd" (d: Y, s: M32)              [Avx2] as vpbroadcastd
                     => iced!(VEX_Vpbroadcastd_ymm_xmmm32);
@@ -634,6 +901,8 @@ macro_rules! x86_64_table {
                 vgf2p8affineinvqb_y: "vgf2p8affineinvqb" (d: Y, a: Y, m: Ym, c: Sel) [Gfni, Avx] as vgf2p8affineinvqb
                     => iced!(VEX_Vgf2p8affineinvqb_ymm_ymm_ymmm256_imm8);
                 vzeroupper: "vzeroupper" ()                                [Avx] => iced!(VEX_Vzeroupper);
+                /// Zeroes ymm0-ymm15 (zmm16-zmm31 are kept).
+                vzeroall:   "vzeroall"   ()                                [Avx] => iced!(VEX_Vzeroall);
 
                 // --- 512-bit vector (AVX-512, EVEX; no opmask, no broadcast) -----------------------------------------
                 vmovdqu64:  "vmovdqu64"  (d: Z, s: Zm)                     [Avx512f] as vmovdqu64
@@ -712,6 +981,17 @@ macro_rules! x86_64_table {
                     => iced!(EVEX_Vpunpcklqdq_zmm_k1z_zmm_zmmm512b64);
                 vpunpckhqdq_z: "vpunpckhqdq" (d: Z, a: Z, b: Zm)           [Avx512f] as vpunpckhqdq
                     => iced!(EVEX_Vpunpckhqdq_zmm_k1z_zmm_zmmm512b64);
+                vpxord:     "vpxord"     (d: Z, a: Z, b: Zm)               [Avx512f] => iced!(EVEX_Vpxord_zmm_k1z_zmm_zmmm512b32);
+                /// Bitwise ternary logic (as `vpternlogq`; the dword form differs only under a mask).
+                vpternlogd: "vpternlogd" (d: Z, a: Z, b: Zm, sel: Sel)     [Avx512f]
+                    => iced!(EVEX_Vpternlogd_zmm_k1z_zmm_zmmm512b32_imm8);
+                vmovdqu8:   "vmovdqu8"   (d: Z, s: Zm)                     [Avx512f, Avx512bw] as vmovdqu8
+                    => iced!(EVEX_Vmovdqu8_zmm_k1z_zmmm512);
+                vmovdqu8_store: "vmovdqu8" (d: M512, s: Z)                 [Avx512f, Avx512bw] as vmovdqu8
+                    => iced!(EVEX_Vmovdqu8_zmmm512_k1z_zmm);
+                /// The 128-bit lane `sel & 3` of `a`.
+                vextracti32x4: "vextracti32x4" (d: X, a: Z, sel: Sel)      [Avx512f]
+                    => iced!(EVEX_Vextracti32x4_xmmm128_k1z_zmm_imm8);
         }
     };
 }
@@ -722,9 +1002,11 @@ x86_64_table!(define_isa);
 
 /// The immediates each operand kind holding one takes, as the encoder takes them: `Imm` is the `imm8` of
 /// every entry with one (iced-x86 takes -128..=255 there, and `shl`'s form `1` is in it), `Ri64` the
-/// sign-extended `imm32` of its entries (the kind converts from `i32`: always in range), `Sel` a `u8`.
+/// sign-extended `imm32` of its entries and `Ri32` the `imm32` of the 32-bit forms (both kinds convert from `i32`:
+/// always in range), `Sel` a `u8`.
 /// `gen/tests/operand_errors.rs` holds every entry to it, operand by operand, from iced-x86's operand kinds.
-pub const IMM_RANGES: &[(&str, i64, i64)] = &[("Imm", -128, 255), ("Ri64", -(1 << 31), (1 << 31) - 1), ("Sel", 0, 255)];
+pub const IMM_RANGES: &[(&str, i64, i64)] =
+    &[("Imm", -128, 255), ("Ri64", -(1 << 31), (1 << 31) - 1), ("Ri32", -(1 << 31), (1 << 31) - 1), ("Sel", 0, 255)];
 
 /// The range of immediate operand `i` of `op` ([`IMM_RANGES`] by the entry's operand kind).
 fn imm_range(op: Op, i: usize) -> (i64, i64) {

@@ -124,6 +124,7 @@ fn build(code: Code, args: &[Arg]) -> Option<Result<Instruction, iced_x86::IcedE
         [R(a), I(b)] => Instruction::with2(code, a, b),
         [R(a), R(b), R(c)] => Instruction::with3(code, a, b, c),
         [R(a), R(b), M(c)] => Instruction::with3(code, a, b, c),
+        [R(a), M(b), R(c)] => Instruction::with3(code, a, b, c),
         [R(a), R(b), I(c)] => Instruction::with3(code, a, b, c),
         [R(a), M(b), I(c)] => Instruction::with3(code, a, b, c),
         [R(a), R(b), R(c), I(d)] => Instruction::with4(code, a, b, c, d),

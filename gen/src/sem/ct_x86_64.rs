@@ -1,6 +1,6 @@
 //! The x86_64 side of the constant-time checker ([`super::ct`]): taint through the operand roles of the
 //! [`Sem`](super::x86_64::Sem) table (the flags an instruction writes take the taint of what it read; `xor r, r`
-//! and `pxor`/`vpxor`/`vpxorq v, v, v` clear it; `push`/`pop` move a stack slot's; registers used without being
+//! and `pxor`/`xorps`/`vpxor`/`vxorps`/`vpxorq`/`vpxord v, v, v` clear it; `push`/`pop` move a stack slot's; registers used without being
 //! named, [`Sem::implicit`](super::x86_64::Sem::implicit), are read and written as the named ones). Flagged: a
 //! conditional branch on secret flags, a memory access whose address uses a secret register, and an instruction
 //! marked variable-time ([`Sem::variable_time`](super::x86_64::Sem::variable_time)) with a secret operand.
@@ -23,8 +23,10 @@ impl Tainting for X86_64 {
         if branch && s.flags_read != 0 && taint.flags {
             found.push("branch on secret flags");
         }
-        let zeroing = matches!(inst.op, Op::xor32 | Op::pxor | Op::vpxor | Op::vpxor_y | Op::vpxorq)
-            && ops[ops.len() - 2] == ops[ops.len() - 1];
+        let zeroing = matches!(
+            inst.op,
+            Op::xor | Op::xor32 | Op::pxor | Op::xorps | Op::vpxor | Op::vxorps | Op::vpxor_y | Op::vpxorq | Op::vpxord
+        ) && ops[ops.len() - 2] == ops[ops.len() - 1];
         let mut t = !zeroing
             && (accessed.filter(|(_, r)| matches!(r, Role::R | Role::RW)).any(|(o, _)| read(taint, m, o))
                 || (s.flags_read != 0 && !branch && taint.flags));
