@@ -192,7 +192,8 @@ fn harness(inst: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Entries with semantics not checked here: branches (label operands), stack operations and `ret`.
+/// Entries with semantics not checked here: branches (label operands; `call` and `ret` by
+/// `call_and_ret_agree_with_this_cpu`), stack operations and `ret`.
 fn skipped(op: Op) -> bool {
     OPS[op as usize].kinds.contains(&"Target") || matches!(op, Op::push | Op::pop | Op::ret)
 }
@@ -304,7 +305,7 @@ fn conditional_branches_agree_with_this_cpu() {
     let mut checked = 0;
     for (i, info) in OPS.iter().enumerate() {
         let op = Op::ALL[i];
-        if !info.kinds.contains(&"Target") || op == Op::jmp {
+        if !info.kinds.contains(&"Target") || matches!(op, Op::jmp | Op::call) {
             continue;
         }
         // The rel8 form, jumping over the mov.
@@ -401,5 +402,48 @@ fn flag_edge_cases_agree_with_this_cpu() {
             assert_eq!(want.flags & compared, raw.flags & compared, "{what}: flags");
             assert_eq!(&want.gpr[..4], &raw.gpr[..4], "{what}: rax..rbx");
         }
+    }
+}
+
+/// `call` to a subroutine of the function and its `ret`: `call sub; add rax, 2; jmp end; sub: add rax, rax; ret;
+/// end:` run on this CPU (in the harness, on its stack) and by the interpreter (a function with that body, whose
+/// return from the subroutine comes back after the call with the stack pointer restored), from random registers:
+/// the same registers and flags.
+#[test]
+fn call_and_ret_agree_with_this_cpu() {
+    use asmgen::ir::{Inst, Item};
+    use asmgen::sem::interp::Program;
+    // call +6; add rax, 2; jmp +4; add rax, rax; ret
+    let native = [0xe8, 6, 0, 0, 0, 0x48, 0x83, 0xc0, 2, 0xeb, 4, 0x48, 0x01, 0xc0, 0xc3];
+    let exec = Exec::new(&harness(&native));
+    let (sub, end) = (asmgen::Label::named("sub"), asmgen::Label::named("end"));
+    let mut f = Builder::<X86_64>::new("calls", Abi::SysV, &[]).finish().unwrap();
+    let inst = |op, operands: Vec<Operand>| Item::Inst(Inst { op, operands: operands.into() });
+    f.body = vec![
+        inst(Op::call, vec![Operand::Label(sub.clone())]),
+        inst(Op::add, vec![Operand::Gpr(0), Operand::Imm(2)]),
+        inst(Op::jmp, vec![Operand::Label(end.clone())]),
+        Item::Label(sub),
+        inst(Op::add, vec![Operand::Gpr(0), Operand::Gpr(0)]),
+        inst(Op::ret, vec![]),
+        Item::Label(end),
+    ];
+    let program = Program::<X86_64>::new(&f);
+    let mut rng = Rng::new(0xca11);
+    for _ in 0..64 {
+        let mut raw = Raw { gpr: [0; 16], vec: [[0; 64]; 32], flags: (rng.next_u64() & STATUS) | 2 };
+        semantics::random_words(&mut rng, &mut raw.gpr);
+        let stack = 0x10000u64;
+        let mut mem = Buffer { base: stack - 256, bytes: vec![0; 512] };
+        let mut m = Machine { state: State { gpr: raw.gpr, vec: raw.vec, flags: raw.flags }, mem: &mut mem };
+        m.state.gpr[4] = stack;
+        program.run(&mut m, 100, &mut |_, _, _| {}).unwrap();
+        assert_eq!(m.state.gpr[4], stack, "the stack pointer after the return");
+        let want = m.state.clone();
+        // SAFETY: the harness keeps the callee-saved registers and rsp, and touches only `raw`.
+        unsafe { exec.run(&mut raw) };
+        assert_eq!(&want.gpr[..4], &raw.gpr[..4], "rax..rbx");
+        assert_eq!(&want.gpr[5..], &raw.gpr[5..], "rbp..r15");
+        assert_eq!(want.flags & STATUS, raw.flags & STATUS, "flags");
     }
 }

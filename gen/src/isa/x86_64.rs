@@ -101,6 +101,12 @@ pub mod regs {
     }
 }
 
+impl Gpr {
+    /// The 32-bit view (writing it zeroes the upper half).
+    pub fn d(self) -> Gpr32 {
+        Gpr32(self.0)
+    }
+}
 impl Xmm {
     /// The ymm register this xmm is the low half of.
     pub fn y(self) -> Ymm {
@@ -636,6 +642,10 @@ macro_rules! x86_64_table {
                 jns:        "jns"        (t: Target)                       [] => iced!(Jns_rel8_64, Jns_rel32_64);
                 /// Jump if overflow (OF).
                 jo:         "jo"         (t: Target)                       [] => iced!(Jo_rel8_64, Jo_rel32_64);
+                /// Call a subroutine of the function: push the return address, jump to `t`.
+                call:       "call"       (t: Target)                       [] => iced!(Call_rel32_64);
+                /// The indirect-branch landing pad (a NOP without CET IBT): the prologue's, as an instruction.
+                endbr64:    "endbr64"    ()                                [] => iced!(Endbr64);
 
                 // --- 128-bit vector (VEX) -------------------------------------------------------------------------------
                 vmovdqu_load:  "vmovdqu" (d: X, s: M128)                   [Avx] as vmovdqu => iced!(VEX_Vmovdqu_xmm_xmmm128);

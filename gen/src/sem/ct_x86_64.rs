@@ -1,7 +1,8 @@
 //! The x86_64 side of the constant-time checker ([`super::ct`]): taint through the operand roles of the
 //! [`Sem`](super::x86_64::Sem) table (the flags an instruction writes take the taint of what it read; `xor r, r`
 //! and `pxor`/`xorps`/`vpxor`/`vxorps`/`vpxorq`/`vpxord v, v, v` clear it; `push`/`pop` move a stack slot's; registers used without being
-//! named, [`Sem::implicit`](super::x86_64::Sem::implicit), are read and written as the named ones). Flagged: a
+//! named, [`Sem::implicit`](super::x86_64::Sem::implicit), are read and written as the named ones; `call` pushes a
+//! public return address). Flagged: a
 //! conditional branch on secret flags, a memory access whose address uses a secret register, and an instruction
 //! marked variable-time ([`Sem::variable_time`](super::x86_64::Sem::variable_time)) with a secret operand.
 
@@ -106,6 +107,8 @@ fn stack(taint: &mut Taint, inst: &Inst<X86_64>, m: &mut Machine<'_>) {
             let t = taint.bytes(sp, 8);
             write(taint, m, &inst.operands[0], t);
         }
+        // The return address is public.
+        Op::call => taint.set_bytes(sp.wrapping_sub(8), 8, false),
         _ => {}
     }
 }

@@ -771,12 +771,12 @@ fn pshufd(a: &[u8], sel: u64) -> [u8; 16] {
 use Role::{None as N, R, RW, W};
 
 /// One [`Sem`]: `op [roles] read written undefined variable_time, |m, o| body`, the body a `Result<(), Fault>`
-/// (or `flow |m, o| body` for a body giving the [`Flow`]); `op [roles] @[reg => role, ...] ...` adds the registers
+/// (or `flow |m, o| body` for a body giving the [`Flow`], `result |m, o| body` for one giving a `Result<Flow, Fault>`); `op [roles] @[reg => role, ...] ...` adds the registers
 /// it uses without naming them.
 macro_rules! sems {
     ($(
         $op:ident [$($role:ident),*] $(@[$($ir:expr => $irole:ident),*])? $fr:expr, $fw:expr, $fu:expr, $vt:expr,
-        $(flow $($fl:lifetime)?)? |$m:ident, $o:ident| $body:expr;
+        $($kw:ident)? |$m:ident, $o:ident| $body:expr;
     )*) => {
         &[$(Sem {
             op: Op::$op,
@@ -789,13 +789,14 @@ macro_rules! sems {
             exec: {
                 #[allow(unused_variables)]
                 fn f<'o>($m: &mut Machine<'_>, $o: &'o [Operand]) -> Result<Flow<'o>, Fault> {
-                    sems!(@body $(flow $($fl)?)? $body)
+                    sems!(@body $($kw)? $body)
                 }
                 f
             },
         }),*]
     };
     (@body flow $body:expr) => { Ok($body) };
+    (@body result $body:expr) => { $body };
     (@body $body:expr) => { $body.map(|()| Flow::Next) };
 }
 
@@ -807,6 +808,8 @@ const SHIFT_U: u64 = AF | OF;
 const RAX: Reg = Reg::Gpr(0);
 const RDX: Reg = Reg::Gpr(2);
 const XMM0: Reg = Reg::Vec(0);
+/// What `call` pushes for a return address (the interpreter returns by its own record of the call).
+pub const RETURN_MARK: u64 = 0x5245_5455_524e_0000;
 /// Status flags of `mul` and `imul` left undefined (all but CF and OF).
 const IMUL_U: u64 = SF | ZF | AF | PF;
 
@@ -971,6 +974,15 @@ static SEMS: &[Sem] = sems! {
     js [N] SF, 0, 0, false, flow |m, o| jump(m, o, |f| f & SF != 0);
     jns [N] SF, 0, 0, false, flow |m, o| jump(m, o, |f| f & SF == 0);
     jo [N] OF, 0, 0, false, flow |m, o| jump(m, o, |f| f & OF != 0);
+    call [N] 0, 0, 0, false, result |m, o| {
+        // The return address: the interpreter has none, and returns by its own record; a marker stands for it.
+        let sp = m.state.gpr[4].wrapping_sub(8);
+        m.mem.write(sp, &RETURN_MARK.to_le_bytes())?;
+        m.state.gpr[4] = sp;
+        let Operand::Label(l) = &o[0] else { unreachable!("call takes a label") };
+        Ok(Flow::Call(l))
+    };
+    endbr64 [] 0, 0, 0, false, |m, o| Ok(());
     vmovdqu_load [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vmovdqu_store [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vmovdqa [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
