@@ -195,6 +195,8 @@ fn every_table_entry_assembles() {
                 "M512" => Operand::Mem(Size::Zmmword, mem(RSI, 64)),
                 "M64" | "Addr" => Operand::Mem(Size::Qword, mem(RSI, 8)),
                 "M32" => Operand::Mem(Size::Dword, mem(RSI, 4)),
+                "M8" => Operand::Mem(Size::Byte, mem(RSI, 1)),
+                "R8" | "Rm8" | "Cl" => Operand::Gpr8(1),
                 "Imm" => Operand::Imm(3),
                 "Sel" => Operand::Sel(0x11),
                 "Target" => Operand::Label(asmgen::Label::named("target")),

@@ -48,6 +48,14 @@ fn samples(kind: &str, here: &Label) -> Vec<Operand> {
             v.extend([0i64, 1, 127, 128, -128, -129, 500, -500, -1, 0x7fff_ffff, -0x8000_0000].map(Operand::Imm));
             v
         }
+        "R8" => [0u8, 1, 3, 4, 5, 6, 7, 8, 15].map(Operand::Gpr8).to_vec(),
+        "Rm8" => {
+            let mut v = samples("R8", here);
+            v.extend(mems(Size::Byte));
+            v
+        }
+        "M8" => mems(Size::Byte),
+        "Cl" => vec![Operand::Gpr8(1)],
         "Rm32" => {
             let mut v = samples("R32", here);
             v.extend(mems(Size::Dword));

@@ -89,6 +89,10 @@ fn operands(rng: &mut Rng, kinds: &[&str], base: u8, aligned: bool) -> Vec<Opera
             "Xm" if pick(rng) => Operand::Xmm(rng.below(16) as u8),
             "Xm" | "M128" => m(rng, Size::Xmmword),
             "M32" | "Rm32" => m(rng, Size::Dword),
+            "R8" => Operand::Gpr8(gpr(rng)),
+            "Rm8" if pick(rng) => Operand::Gpr8(gpr(rng)),
+            "Rm8" | "M8" => m(rng, Size::Byte),
+            "Cl" => Operand::Gpr8(1),
             "Y" => Operand::Ymm(rng.below(16) as u8),
             "Ym" if pick(rng) => Operand::Ymm(rng.below(16) as u8),
             "Ym" | "M256" => m(rng, Size::Ymmword),
@@ -342,7 +346,7 @@ fn conditional_branches_agree_with_this_cpu() {
 /// The cases random states reach too seldom or compare too little: shifts and rotates by 1 (where OF is defined,
 /// which the random comparison leaves aside as the count is not known there) and by 64 or 32 (a count of 0: no
 /// flag changes), products that fit (`imul`, `mul`: CF and OF clear) and the one signed overflow
-/// `i64::MIN * -1`, `neg 0`, `dec 0` and the signed overflow of `inc`.
+/// `i64::MIN * -1`, `neg 0`, `dec 0` and the signed overflow of `inc`; shifts by cl of 1 and 64.
 /// Each runs on this CPU and on the model from random registers and flags, and the flags named are compared
 /// with the registers.
 #[test]
@@ -380,6 +384,9 @@ fn flag_edge_cases_agree_with_this_cpu() {
         (Op::neg, vec![g(0)], STATUS, Some((0, 0))),
         (Op::inc32, vec![g32(0)], STATUS, Some((0x7fff_ffff, 0))),
         (Op::dec, vec![g(0)], STATUS, Some((0, 0))),
+        (Op::shr_cl, vec![g(0), Operand::Gpr8(1)], shift, Some((0x8000_0000_0000_0001, 1))),
+        (Op::shl_cl, vec![g(0), Operand::Gpr8(1)], STATUS, Some((0x8000_0000_0000_0001, 64))),
+        (Op::shrd_cl, vec![g(0), g(2), Operand::Gpr8(1)], shift, Some((0x8000_0000_0000_0001, 0x101))),
     ];
     let mut rng = Rng::new(0xf1a9);
     for (op, ops, compared, values) in cases {

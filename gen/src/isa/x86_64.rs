@@ -57,6 +57,10 @@ pub struct Gpr(pub u8);
 /// The 32-bit view of a general-purpose register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Gpr32(pub u8);
+/// The low byte of a general-purpose register: al, cl, dl, bl, spl, bpl, sil, dil, r8b..r15b (numbered as the
+/// 64-bit registers; ah..bh are not named).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Gpr8(pub u8);
 /// A 128-bit vector register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Xmm(pub u8);
@@ -70,7 +74,7 @@ pub struct Zmm(pub u8);
 #[allow(missing_docs)]
 pub mod regs {
     //! Register names.
-    use super::{Gpr, Xmm, Ymm, Zmm};
+    use super::{Gpr, Gpr8, Xmm, Ymm, Zmm};
     pub const RAX: Gpr = Gpr(0);
     pub const RCX: Gpr = Gpr(1);
     pub const RDX: Gpr = Gpr(2);
@@ -87,6 +91,8 @@ pub mod regs {
     pub const R13: Gpr = Gpr(13);
     pub const R14: Gpr = Gpr(14);
     pub const R15: Gpr = Gpr(15);
+    /// cl, the count of the shifts by a register.
+    pub const CL: Gpr8 = Gpr8(1);
     /// `xmm(n)`.
     pub const fn xmm(n: u8) -> Xmm {
         Xmm(n)
@@ -105,6 +111,10 @@ impl Gpr {
     /// The 32-bit view (writing it zeroes the upper half).
     pub fn d(self) -> Gpr32 {
         Gpr32(self.0)
+    }
+    /// The low byte (writing it keeps the other bytes).
+    pub fn b(self) -> Gpr8 {
+        Gpr8(self.0)
     }
 }
 impl Xmm {
@@ -133,6 +143,8 @@ impl Zmm {
 /// The 64-bit general-purpose registers' names.
 pub const GPR64: [&str; 16] =
     ["rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15"];
+const GPR8: [&str; 16] =
+    ["al", "cl", "dl", "bl", "spl", "bpl", "sil", "dil", "r8b", "r9b", "r10b", "r11b", "r12b", "r13b", "r14b", "r15b"];
 const GPR32: [&str; 16] = [
     "eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi", "r8d", "r9d", "r10d", "r11d", "r12d", "r13d", "r14d",
     "r15d",
@@ -210,6 +222,8 @@ pub fn rip_off(label: &Label, disp: i32) -> Mem {
 /// The width of a memory access, printed as Intel syntax's `... ptr`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Size {
+    /// 1 byte.
+    Byte,
     /// 4 bytes.
     Dword,
     /// 8 bytes.
@@ -229,6 +243,8 @@ pub enum Operand {
     Gpr(u8),
     /// 32-bit register.
     Gpr32(u8),
+    /// 8-bit register: the low byte of general-purpose register n (al, cl, ..., spl, bpl, sil, dil, r8b..r15b).
+    Gpr8(u8),
     /// xmm register.
     Xmm(u8),
     /// ymm register.
@@ -267,6 +283,14 @@ kinds! {
     Ri32 { Gpr32 => |g| Operand::Gpr32(g.0), i32 => |i| Operand::Imm(i as i64) }
     /// r32 or m32.
     Rm32 { Gpr32 => |g| Operand::Gpr32(g.0), Mem => |m| Operand::Mem(Size::Dword, m) }
+    /// r8.
+    R8 { Gpr8 => |g| Operand::Gpr8(g.0) }
+    /// r8 or m8.
+    Rm8 { Gpr8 => |g| Operand::Gpr8(g.0), Mem => |m| Operand::Mem(Size::Byte, m) }
+    /// m8.
+    M8 { Mem => |m| Operand::Mem(Size::Byte, m) }
+    /// The shift count register cl ([`regs::CL`]; the builder refuses another).
+    Cl { Gpr8 => |g| Operand::Gpr8(g.0) }
     /// r64 or m64.
     Rm64 { Gpr => |g| Operand::Gpr(g.0), Mem => |m| Operand::Mem(Size::Qword, m) }
     /// xmm.
@@ -333,7 +357,7 @@ macro_rules! x86_64_table {
                 isa: X86_64, feature: X86Feature, encoding: X86Encoding;
                 methods {
                     /// `mov`: register or immediate (`mov`), load (`mov_load`), store (`mov_store`); 32-bit
-                    /// (`mov32`, `mov32_load`, `mov32_store`).
+                    /// (`mov32`, `mov32_load`, `mov32_store`); a byte register to r8 or m8 (`mov8`).
                     mov(d, s);
                     /// `xor`: 64-bit (`xor`), 32-bit registers (`xor32`; writing the low half zeroes the rest), or a
                     /// 32-bit load (`xor32_load`).
@@ -416,7 +440,7 @@ macro_rules! x86_64_table {
                     movdqa(d, s);
                     /// `movdqu` (legacy SSE): load (`movdqu_load`) or store (`movdqu_store`).
                     movdqu(d, s);
-                    /// `add`: r64 (`add`), r32 (`add32`), or a load (`add_load`, `add32_load`).
+                    /// `add`: r64 (`add`), r32 (`add32`), r8 or m8 (`add8`), or a load (`add_load`, `add32_load`).
                     add(d, s);
                     /// `adc`: r64 (`adc`) or a load (`adc_load`).
                     adc(d, s);
@@ -424,11 +448,12 @@ macro_rules! x86_64_table {
                     sbb(d, s);
                     /// `sub`: r64 (`sub`), r32 (`sub32`) or a load (`sub_load`).
                     sub(d, s);
-                    /// `and`: r64 (`and`), r32 (`and32`) or a load (`and_load`).
+                    /// `and`: r64 (`and`), r32 (`and32`), r8 or m8 (`and8`) or a load (`and_load`).
                     and(d, s);
                     /// `or`: r64 (`or`), r32 (`or32`) or a load (`or_load`).
                     or(d, s);
-                    /// `cmp`: r64 (`cmp`), r32 (`cmp32`) or against memory (`cmp_load`).
+                    /// `cmp`: r64 (`cmp`), r32 (`cmp32`), against memory (`cmp_load`), r8 or m8 with an immediate
+                    /// (`cmp8`).
                     cmp(a, b);
                     /// `test`: r64 (`test`) or r32 (`test32`).
                     test(a, b);
@@ -436,9 +461,9 @@ macro_rules! x86_64_table {
                     lea(d, a);
                     /// `imul`: r64 (`imul`) or r32 (`imul32`).
                     imul(d, s);
-                    /// `shl` by an immediate: r64 (`shl`) or r32 (`shl32`).
+                    /// `shl`: r64 (`shl`) or r32 (`shl32`) by an immediate, r64 by cl (`shl_cl`).
                     shl(d, n);
-                    /// `shr` by an immediate: r64 (`shr`) or r32 (`shr32`).
+                    /// `shr`: r64 (`shr`) or r32 (`shr32`) by an immediate, r64 by cl (`shr_cl`).
                     shr(d, n);
                     /// `rol`: r64 (`rol`) or r32 (`rol32`).
                     rol(d, n);
@@ -446,9 +471,9 @@ macro_rules! x86_64_table {
                     ror(d, n);
                     /// `rorx`: r64 (`rorx`) or r32 (`rorx32`).
                     rorx(d, s, n);
-                    /// `shld`: r64 (`shld`) or r32 (`shld32`).
+                    /// `shld`: r64 (`shld`) or r32 (`shld32`) by an immediate, r64 or m64 by cl (`shld_cl`).
                     shld(d, s, n);
-                    /// `shrd`: r64 (`shrd`) or r32 (`shrd32`).
+                    /// `shrd`: r64 (`shrd`) or r32 (`shrd32`) by an immediate, r64 or m64 by cl (`shrd_cl`).
                     shrd(d, s, n);
                     /// `bswap`: r64 (`bswap`) or r32 (`bswap32`).
                     bswap(r);
@@ -483,6 +508,8 @@ macro_rules! x86_64_table {
                     vpbroadcastq(d, s);
                     /// `vmovdqu8` (AVX-512BW): zmm from zmm or memory (`vmovdqu8`), or store (`vmovdqu8_store`).
                     vmovdqu8(d, s);
+                    /// `movzx` of a byte: to a 32-bit (`movzx32`) or 64-bit register (`movzx`).
+                    movzx(d, s);
                 }
 
                 // --- general-purpose ---------------------------------------------------------------------------------
@@ -642,6 +669,33 @@ macro_rules! x86_64_table {
                 jns:        "jns"        (t: Target)                       [] => iced!(Jns_rel8_64, Jns_rel32_64);
                 /// Jump if overflow (OF).
                 jo:         "jo"         (t: Target)                       [] => iced!(Jo_rel8_64, Jo_rel32_64);
+                /// Set the byte if below (CF).
+                setb:       "setb"       (d: R8)                           [] => iced!(Setb_rm8);
+                /// Set the byte if above or equal (not CF).
+                setae:      "setae"      (d: R8)                           [] => iced!(Setae_rm8);
+                /// Set the byte if zero (ZF; `sete`).
+                setz:       "setz"       (d: R8)                           [] => iced!(Sete_rm8);
+                /// Set the byte if not zero (not ZF; `setne`).
+                setnz:      "setnz"      (d: R8)                           [] => iced!(Setne_rm8);
+                // --- general-purpose: bytes, shifts by cl -----------------------------------------------------------------
+                mov8:       "mov"        (d: Rm8, s: R8)                   [] as mov => iced!(Mov_rm8_r8);
+                add8:       "add"        (d: Rm8, s: R8)                   [] as add => iced!(Add_rm8_r8);
+                and8:       "and"        (d: Rm8, s: R8)                   [] as and => iced!(And_rm8_r8);
+                cmp8:       "cmp"        (a: Rm8, b: Imm)                  [] as cmp => iced!(Cmp_rm8_imm8, Cmp_AL_imm8);
+                /// Zero-extends a byte to 32 bits (and so to 64).
+                movzx32:    "movzx"      (d: R32, s: Rm8)                  [] as movzx => iced!(Movzx_r32_rm8);
+                /// Zero-extends a byte to 64 bits.
+                movzx:      "movzx"      (d: R64, s: Rm8)                  [] as movzx => iced!(Movzx_r64_rm8);
+                /// Shift left by cl (mod 64).
+                shl_cl:     "shl"        (d: R64, n: Cl)                   [] as shl => iced!(Shl_rm64_CL);
+                /// Shift right (logical) by cl (mod 64).
+                shr_cl:     "shr"        (d: R64, n: Cl)                   [] as shr => iced!(Shr_rm64_CL);
+                /// `shld` by cl (mod 64).
+                shld_cl:    "shld"       (d: Rm64, s: R64, n: Cl)          [] as shld => iced!(Shld_rm64_r64_CL);
+                /// `shrd` by cl (mod 64).
+                shrd_cl:    "shrd"       (d: Rm64, s: R64, n: Cl)          [] as shrd => iced!(Shrd_rm64_r64_CL);
+                /// Prefetch the cache line of `a` into every level (no fault, no architectural effect).
+                prefetcht0: "prefetcht0" (a: M8)                           [] => iced!(Prefetcht0_m8);
                 /// Call a subroutine of the function: push the return address, jump to `t`.
                 call:       "call"       (t: Target)                       [] => iced!(Call_rel32_64);
                 /// The indirect-branch landing pad (a NOP without CET IBT): the prologue's, as an instruction.
@@ -793,6 +847,10 @@ macro_rules! x86_64_table {
                 movd_store: "movd"       (d: M32, s: X)                    [] as movd => iced!(Movd_rm32_xmm);
                 /// Inserts a dword at dword position `n` (mod 4).
                 pinsrd:     "pinsrd"     (d: X, s: Rm32, n: Imm)           [Sse41] => iced!(Pinsrd_xmm_rm32_imm8);
+                /// Inserts a byte from memory at byte position `n` (mod 16).
+                pinsrb:     "pinsrb"     (d: X, s: M8, n: Imm)             [Sse41] => iced!(Pinsrb_xmm_r32m8_imm8);
+                /// Stores the byte at byte position `n` (mod 16).
+                pextrb:     "pextrb"     (d: M8, s: X, n: Imm)             [Sse41] => iced!(Pextrb_r32m8_xmm_imm8);
                 /// Extracts the qword at qword position `n` (mod 2).
                 pextrq:     "pextrq"     (d: R64, s: X, n: Imm)            [Sse41] => iced!(Pextrq_rm64_xmm_imm8);
                 /// Key-schedule assist (legacy SSE form of `vaeskeygenassist`).
@@ -1042,6 +1100,12 @@ fn operand_error(op: Op, operands: &[Operand]) -> Result<(), String> {
     for (i, o) in operands.iter().enumerate() {
         match o {
             Operand::Gpr(n) | Operand::Gpr32(n) => gpr(*n)?,
+            Operand::Gpr8(n) => {
+                gpr(*n)?;
+                if OPS[op as usize].kinds.get(i) == Some(&"Cl") && *n != 1 {
+                    return Err(format!("{} is not cl: the count register is cl", GPR8[*n as usize]));
+                }
+            }
             Operand::Xmm(n) if *n > 15 => return Err(format!("xmm{n} out of range xmm0..=xmm15")),
             Operand::Ymm(n) if *n > 15 => return Err(format!("ymm{n} out of range ymm0..=ymm15")),
             Operand::Zmm(n) if *n > 31 => return Err(format!("zmm{n} out of range zmm0..=zmm31")),
@@ -1098,7 +1162,7 @@ impl InstructionSet for X86_64 {
     #[inline(always)]
     fn regs(o: &Operand, out: &mut Vec<Reg>) {
         match o {
-            Operand::Gpr(n) | Operand::Gpr32(n) => out.push(Reg::Gpr(*n)),
+            Operand::Gpr(n) | Operand::Gpr32(n) | Operand::Gpr8(n) => out.push(Reg::Gpr(*n)),
             Operand::Xmm(n) | Operand::Ymm(n) | Operand::Zmm(n) => out.push(Reg::Vec(*n)),
             Operand::Mem(_, m) => {
                 out.extend(m.base.map(Reg::from));
@@ -1113,7 +1177,7 @@ impl InstructionSet for X86_64 {
         let mut bits = 0u64;
         for o in operands {
             bits |= match o {
-                Operand::Gpr(n) | Operand::Gpr32(n) if *n < 16 => 1 << n,
+                Operand::Gpr(n) | Operand::Gpr32(n) | Operand::Gpr8(n) if *n < 16 => 1 << n,
                 Operand::Xmm(n) | Operand::Ymm(n) | Operand::Zmm(n) if *n < 32 => 1 << (16 + n),
                 Operand::Mem(_, m) => {
                     let base = m.base.map_or(Some(0), |b| (b.0 < 16).then_some(1u64 << b.0))?;
@@ -1150,6 +1214,7 @@ impl InstructionSet for X86_64 {
         match o {
             Operand::Gpr(n) => GPR64.get(*n as usize).map_or_else(|| format!("r{n}"), |r| r.to_string()),
             Operand::Gpr32(n) => GPR32.get(*n as usize).map_or_else(|| format!("r{n}d"), |r| r.to_string()),
+            Operand::Gpr8(n) => GPR8.get(*n as usize).map_or_else(|| format!("r{n}b"), |r| r.to_string()),
             Operand::Xmm(n) => format!("xmm{n}"),
             Operand::Ymm(n) => format!("ymm{n}"),
             Operand::Zmm(n) => format!("zmm{n}"),
@@ -1158,6 +1223,7 @@ impl InstructionSet for X86_64 {
             Operand::Label(l) => ctx.label(l),
             Operand::Mem(size, m) => {
                 let size = match size {
+                    Size::Byte => "byte",
                     Size::Dword => "dword",
                     Size::Qword => "qword",
                     Size::Xmmword => "xmmword",
@@ -1179,6 +1245,7 @@ impl InstructionSet for X86_64 {
         // One pass without messages (the JIT's startup runs it per instruction); the message where it fails.
         let ok = |(i, o): (usize, &Operand)| match o {
             Operand::Gpr(n) | Operand::Gpr32(n) | Operand::Xmm(n) | Operand::Ymm(n) => *n < 16,
+            Operand::Gpr8(n) => *n < 16 && (*n == 1 || OPS[op as usize].kinds.get(i) != Some(&"Cl")),
             Operand::Zmm(n) => *n < 32,
             Operand::Mem(_, m) => mem_ok(m),
             Operand::Imm(v) => {

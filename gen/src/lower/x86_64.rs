@@ -35,6 +35,8 @@ macro_rules! registers {
 const GPR64: [Register; 16] = registers!(RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8, R9, R10, R11, R12, R13, R14, R15);
 const GPR32: [Register; 16] =
     registers!(EAX, ECX, EDX, EBX, ESP, EBP, ESI, EDI, R8D, R9D, R10D, R11D, R12D, R13D, R14D, R15D);
+const GPR8: [Register; 16] =
+    registers!(AL, CL, DL, BL, SPL, BPL, SIL, DIL, R8L, R9L, R10L, R11L, R12L, R13L, R14L, R15L);
 const XMM: [Register; 16] =
     registers!(XMM0, XMM1, XMM2, XMM3, XMM4, XMM5, XMM6, XMM7, XMM8, XMM9, XMM10, XMM11, XMM12, XMM13, XMM14, XMM15);
 const YMM: [Register; 16] =
@@ -82,6 +84,7 @@ fn args(operands: &[Operand]) -> Result<Args, String> {
         *a = match o {
             Operand::Gpr(n) => Arg::R(GPR64[*n as usize]),
             Operand::Gpr32(n) => Arg::R(GPR32[*n as usize]),
+            Operand::Gpr8(n) => Arg::R(GPR8[*n as usize]),
             Operand::Xmm(n) => Arg::R(XMM[*n as usize]),
             Operand::Ymm(n) => Arg::R(YMM[*n as usize]),
             Operand::Zmm(n) if *n < 32 => Arg::R(Register::ZMM0 + *n as u32),
@@ -125,6 +128,9 @@ fn build(code: Code, args: &[Arg]) -> Option<Result<Instruction, iced_x86::IcedE
         [R(a), R(b), R(c)] => Instruction::with3(code, a, b, c),
         [R(a), R(b), M(c)] => Instruction::with3(code, a, b, c),
         [R(a), M(b), R(c)] => Instruction::with3(code, a, b, c),
+        [M(a), R(b), R(c)] => Instruction::with3(code, a, b, c),
+        [M(a), R(b), I(c)] => Instruction::with3(code, a, b, c),
+        [M(a), I(b)] => Instruction::with2(code, a, b),
         [R(a), R(b), I(c)] => Instruction::with3(code, a, b, c),
         [R(a), M(b), I(c)] => Instruction::with3(code, a, b, c),
         [R(a), R(b), R(c), I(d)] => Instruction::with4(code, a, b, c, d),
@@ -158,6 +164,7 @@ fn shape(operands: &[Operand]) -> u64 {
         let b = match o {
             Operand::Gpr(n) => reg(1, *n),
             Operand::Gpr32(n) => reg(2, *n),
+            Operand::Gpr8(n) => reg(10, *n),
             Operand::Xmm(n) => reg(3, *n),
             Operand::Ymm(n) => reg(4, *n),
             Operand::Zmm(n) => reg(5, *n),
@@ -282,6 +289,7 @@ impl Key {
             *slot = match o {
                 Operand::Gpr(n) => 1 | reg(*n)? << 8,
                 Operand::Gpr32(n) => 2 | reg(*n)? << 8,
+                Operand::Gpr8(n) => 10 | reg(*n)? << 8,
                 Operand::Xmm(n) => 3 | reg(*n)? << 8,
                 Operand::Ymm(n) => 4 | reg(*n)? << 8,
                 Operand::Zmm(n) => 9 | ((*n < 32).then_some(*n as u64)?) << 8,

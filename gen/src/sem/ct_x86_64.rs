@@ -74,7 +74,7 @@ fn addr_regs(taint: &Taint, m: &Mem) -> bool {
 /// The taint of a read operand.
 fn read(taint: &Taint, m: &mut Machine<'_>, o: &Operand) -> bool {
     match o {
-        Operand::Gpr(n) | Operand::Gpr32(n) => taint.gpr[*n as usize],
+        Operand::Gpr(n) | Operand::Gpr32(n) | Operand::Gpr8(n) => taint.gpr[*n as usize],
         Operand::Xmm(n) | Operand::Ymm(n) | Operand::Zmm(n) => taint.vec[*n as usize],
         Operand::Mem(s, a) => address(m, a).is_ok_and(|addr| taint.bytes(addr, width(*s))),
         _ => false,
@@ -85,6 +85,8 @@ fn read(taint: &Taint, m: &mut Machine<'_>, o: &Operand) -> bool {
 fn write(taint: &mut Taint, m: &mut Machine<'_>, o: &Operand, t: bool) {
     match o {
         Operand::Gpr(n) | Operand::Gpr32(n) => taint.gpr[*n as usize] = t,
+        // The other bytes are kept, with their taint.
+        Operand::Gpr8(n) => taint.gpr[*n as usize] |= t,
         Operand::Xmm(n) | Operand::Ymm(n) | Operand::Zmm(n) => taint.vec[*n as usize] = t,
         Operand::Mem(s, a) => {
             if let Ok(addr) = address(m, a) {
