@@ -428,8 +428,6 @@ macro_rules! x86_64_table {
                     vpsllvq(d, a, n);
                     /// `vpsrlvq`: ymm (`vpsrlvq_y`).
                     vpsrlvq(d, a, n);
-                    /// `vpbroadcastd`: ymm (`vpbroadcastd_y`) or zmm (`vpbroadcastd_z`) from memory.
-                    vpbroadcastd(d, s);
                     /// `vpsrlq`: xmm (`vpsrlq`), ymm (`vpsrlq_y`) or zmm (`vpsrlq_z`).
                     vpsrlq(d, a, n);
                     /// `vmovdqu64`: zmm from zmm or memory (`vmovdqu64`), or store (`vmovdqu64_store`).
@@ -490,8 +488,8 @@ macro_rules! x86_64_table {
                     /// `movq` (legacy SSE): to a 64-bit register (`movq_to_gpr`), from one (`movq_from_gpr`), load
                     /// (`movq_load`) or store (`movq_store`).
                     movq(d, s);
-                    /// `movd` (legacy SSE): from a 32-bit register (`movd_from_gpr`), load (`movd_load`) or store
-                    /// (`movd_store`).
+                    /// `movd` (legacy SSE): from a 32-bit register (`movd_from_gpr`), to one (`movd_to_gpr`), load
+                    /// (`movd_load`) or store (`movd_store`).
                     movd(d, s);
                     /// `movups`: register or load (`movups`) or store (`movups_store`).
                     movups(d, s);
@@ -510,6 +508,12 @@ macro_rules! x86_64_table {
                     vmovdqu8(d, s);
                     /// `movzx` of a byte: to a 32-bit (`movzx32`) or 64-bit register (`movzx`).
                     movzx(d, s);
+                    /// `vpxord`: xmm (`vpxord_x`), ymm (`vpxord_y`) or zmm (`vpxord`).
+                    vpxord(d, a, b);
+                    /// `vpternlogd`: xmm (`vpternlogd_x`), ymm (`vpternlogd_y`) or zmm (`vpternlogd`).
+                    vpternlogd(d, a, b, sel);
+                    /// `vpbroadcastd` to ymm from an xmm register (`vpbroadcastd_y_reg`).
+                    vpbroadcastd(d, s);
                 }
 
                 // --- general-purpose ---------------------------------------------------------------------------------
@@ -539,10 +543,12 @@ macro_rules! x86_64_table {
                     => iced!(Sub_rm64_r64, Sub_rm64_imm8, Sub_RAX_imm32, Sub_rm64_imm32);
                 and:        "and"        (d: R64, s: Ri64)                 [] as and
                     => iced!(And_rm64_r64, And_rm64_imm8, And_RAX_imm32, And_rm64_imm32);
-                xor32:      "xor"        (d: R32, s: R32)                  [] as xor => iced!(Xor_rm32_r32);
+                xor32:      "xor"        (d: R32, s: Ri32)                 [] as xor
+                    => iced!(Xor_rm32_r32, Xor_rm32_imm8, Xor_EAX_imm32, Xor_rm32_imm32);
                 cmp:        "cmp"        (a: R64, b: Ri64)                 [] as cmp
                     => iced!(Cmp_rm64_r64, Cmp_rm64_imm8, Cmp_RAX_imm32, Cmp_rm64_imm32);
-                test:       "test"       (a: R64, b: R64)                  [] as test => iced!(Test_rm64_r64);
+                test:       "test"       (a: R64, b: Ri64)                 [] as test
+                    => iced!(Test_rm64_r64, Test_RAX_imm32, Test_rm64_imm32);
                 shl:        "shl"        (d: R64, n: Imm)                  [] as shl => iced!(Shl_rm64_1, Shl_rm64_imm8);
                 shr:        "shr"        (d: R64, n: Imm)                  [] as shr => iced!(Shr_rm64_1, Shr_rm64_imm8);
                 /// Rotate left by `n` (mod 64); CF and OF only.
@@ -845,6 +851,8 @@ macro_rules! x86_64_table {
                 movd_from_gpr: "movd"    (d: X, s: R32)                    [] as movd => iced!(Movd_xmm_rm32);
                 movd_load:  "movd"       (d: X, s: M32)                    [] as movd => iced!(Movd_xmm_rm32);
                 movd_store: "movd"       (d: M32, s: X)                    [] as movd => iced!(Movd_rm32_xmm);
+                /// The low dword into a 32-bit register.
+                movd_to_gpr: "movd"      (d: R32, s: X)                    [] as movd => iced!(Movd_rm32_xmm);
                 /// Inserts a dword at dword position `n` (mod 4).
                 pinsrd:     "pinsrd"     (d: X, s: Rm32, n: Imm)           [Sse41] => iced!(Pinsrd_xmm_rm32_imm8);
                 /// Inserts a byte from memory at byte position `n` (mod 16).
@@ -921,6 +929,11 @@ macro_rules! x86_64_table {
                 vpmuludq_y: "vpmuludq"   (d: Y, a: Y, b: Ym)               [Avx2] as vpmuludq
                     => iced!(VEX_Vpmuludq_ymm_ymm_ymmm256);
                 vpsrlq_y:   "vpsrlq"     (d: Y, a: Y, n: Imm)              [Avx2] as vpsrlq => iced!(VEX_Vpsrlq_ymm_ymm_imm8);
+                /// Dwords signed greater: all ones, else zero.
+                vpcmpgtd:   "vpcmpgtd"   (d: X, a: X, b: Xm)               [Avx] => iced!(VEX_Vpcmpgtd_xmm_xmm_xmmm128);
+                /// Broadcasts the low dword of `s` to the eight dwords.
+                vpbroadcastd_y_reg: "vpbroadcastd" (d: Y, s: X)            [Avx2] as vpbroadcastd
+                    => iced!(VEX_Vpbroadcastd_ymm_xmmm32);
                 /// Dwords equal: all ones, else zero.
                 vpcmpeqd_y: "vpcmpeqd"   (d: Y, a: Y, b: Ym)               [Avx2] => iced!(VEX_Vpcmpeqd_ymm_ymm_ymmm256);
                 /// Dword permutation across the 256 bits: dword `i` of `d` is dword `a[i] & 7` of `b`.
@@ -1049,10 +1062,20 @@ macro_rules! x86_64_table {
                     => iced!(EVEX_Vpunpcklqdq_zmm_k1z_zmm_zmmm512b64);
                 vpunpckhqdq_z: "vpunpckhqdq" (d: Z, a: Z, b: Zm)           [Avx512f] as vpunpckhqdq
                     => iced!(EVEX_Vpunpckhqdq_zmm_k1z_zmm_zmmm512b64);
-                vpxord:     "vpxord"     (d: Z, a: Z, b: Zm)               [Avx512f] => iced!(EVEX_Vpxord_zmm_k1z_zmm_zmmm512b32);
+                vpxord:     "vpxord"     (d: Z, a: Z, b: Zm)               [Avx512f] as vpxord
+                    => iced!(EVEX_Vpxord_zmm_k1z_zmm_zmmm512b32);
                 /// Bitwise ternary logic (as `vpternlogq`; the dword form differs only under a mask).
-                vpternlogd: "vpternlogd" (d: Z, a: Z, b: Zm, sel: Sel)     [Avx512f]
+                vpternlogd: "vpternlogd" (d: Z, a: Z, b: Zm, sel: Sel)     [Avx512f] as vpternlogd
                     => iced!(EVEX_Vpternlogd_zmm_k1z_zmm_zmmm512b32_imm8);
+                // EVEX on xmm and ymm (AVX512VL; registers 0-15, as the VEX entries').
+                vpxord_x:   "vpxord"     (d: X, a: X, b: Xm)               [Avx512f, Avx512vl] as vpxord
+                    => iced!(EVEX_Vpxord_xmm_k1z_xmm_xmmm128b32);
+                vpxord_y:   "vpxord"     (d: Y, a: Y, b: Ym)               [Avx512f, Avx512vl] as vpxord
+                    => iced!(EVEX_Vpxord_ymm_k1z_ymm_ymmm256b32);
+                vpternlogd_x: "vpternlogd" (d: X, a: X, b: Xm, sel: Sel)   [Avx512f, Avx512vl] as vpternlogd
+                    => iced!(EVEX_Vpternlogd_xmm_k1z_xmm_xmmm128b32_imm8);
+                vpternlogd_y: "vpternlogd" (d: Y, a: Y, b: Ym, sel: Sel)   [Avx512f, Avx512vl] as vpternlogd
+                    => iced!(EVEX_Vpternlogd_ymm_k1z_ymm_ymmm256b32_imm8);
                 vmovdqu8:   "vmovdqu8"   (d: Z, s: Zm)                     [Avx512f, Avx512bw] as vmovdqu8
                     => iced!(EVEX_Vmovdqu8_zmm_k1z_zmmm512);
                 vmovdqu8_store: "vmovdqu8" (d: M512, s: Z)                 [Avx512f, Avx512bw] as vmovdqu8

@@ -26,7 +26,17 @@ impl Tainting for X86_64 {
         }
         let zeroing = matches!(
             inst.op,
-            Op::xor | Op::xor32 | Op::pxor | Op::xorps | Op::vpxor | Op::vxorps | Op::vpxor_y | Op::vpxorq | Op::vpxord
+            Op::xor
+                | Op::xor32
+                | Op::pxor
+                | Op::xorps
+                | Op::vpxor
+                | Op::vxorps
+                | Op::vpxor_y
+                | Op::vpxorq
+                | Op::vpxord
+                | Op::vpxord_x
+                | Op::vpxord_y
         ) && ops[ops.len() - 2] == ops[ops.len() - 1];
         let mut t = !zeroing
             && (accessed.filter(|(_, r)| matches!(r, Role::R | Role::RW)).any(|(o, _)| read(taint, m, o))

@@ -1142,6 +1142,7 @@ static SEMS: &[Sem] = sems! {
     };
     movd_load [W, R] 0, 0, 0, false, |m, o| legacy_mov(m, o);
     movd_store [W, R] 0, 0, 0, false, |m, o| legacy_mov(m, o);
+    movd_to_gpr [W, R] 0, 0, 0, false, |m, o| { let v = vec(m, &o[1])?; set_gpr(m, &o[0], dword(&v, 0) as u64) };
     pinsrd [RW, R, N] 0, 0, 0, false, |m, o| {
         let (mut d, s, n) = (dwords(&vec(m, &o[0])?), gpr(m, &o[1])?, imm(&o[2]) as usize & 3);
         d[n] = s as u32;
@@ -1242,6 +1243,8 @@ static SEMS: &[Sem] = sems! {
     };
     vpmuludq_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| (x & 0xffff_ffff) * (y & 0xffff_ffff)));
     vpsrlq_y [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| q2(w, a, a, |x, _| if n > 63 { 0 } else { x >> n }));
+    vpcmpgtd [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| d2(w, a, b, |x, y| if x as i32 > y as i32 { !0 } else { 0 }));
+    vpbroadcastd_y_reg [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 4);
     vpcmpeqd_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| d2(w, a, b, |x, y| if x == y { !0 } else { 0 }));
     vpermd [W, R, R] 0, 0, 0, false, |m, o| {
         vop(m, o, |_, a, b| std::array::from_fn(|i| if i < 32 { b[4 * (dword(a, i / 4) as usize & 7) + i % 4] } else { 0 }))
@@ -1292,13 +1295,7 @@ static SEMS: &[Sem] = sems! {
     vmovdqu64 [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vmovdqu64_store [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vpxorq [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| x ^ y));
-    vpternlogq [RW, R, R, N] 0, 0, 0, false, |m, o| {
-        let (d, n) = (vec(m, &o[0])?, imm(&o[3]));
-        vop(m, o, |w, a, b| {
-            let q = |v: &Vector, i: usize| qword(v, i);
-            std::array::from_fn(|i| if i < w { ternlog(q(&d, i / 8), q(a, i / 8), q(b, i / 8), n).to_le_bytes()[i % 8] } else { 0 })
-        })
-    };
+    vpternlogq [RW, R, R, N] 0, 0, 0, false, |m, o| ternlog_op(m, o);
     vpclmulqdq_z [W, R, R, N] 0, 0, 0, false, |m, o| clmul_op(m, o);
     vpshufb_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, pshufb));
     vpslldq_z [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| lanes(w, a, a, |x, _| byte_shift(x, n, true)));
@@ -1334,13 +1331,11 @@ static SEMS: &[Sem] = sems! {
     vpunpcklqdq_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, |x, y| unpack(x, y, 8, false)));
     vpunpckhqdq_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, |x, y| unpack(x, y, 8, true)));
     vpxord [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| x ^ y));
-    vpternlogd [RW, R, R, N] 0, 0, 0, false, |m, o| {
-        let (d, n) = (vec(m, &o[0])?, imm(&o[3]));
-        vop(m, o, |w, a, b| {
-            let q = |v: &Vector, i: usize| qword(v, i);
-            std::array::from_fn(|i| if i < w { ternlog(q(&d, i / 8), q(a, i / 8), q(b, i / 8), n).to_le_bytes()[i % 8] } else { 0 })
-        })
-    };
+    vpternlogd [RW, R, R, N] 0, 0, 0, false, |m, o| ternlog_op(m, o);
+    vpxord_x [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| x ^ y));
+    vpxord_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| x ^ y));
+    vpternlogd_x [RW, R, R, N] 0, 0, 0, false, |m, o| ternlog_op(m, o);
+    vpternlogd_y [RW, R, R, N] 0, 0, 0, false, |m, o| ternlog_op(m, o);
     vmovdqu8 [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vmovdqu8_store [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vextracti32x4 [W, R, N] 0, 0, 0, false, |m, o| {
@@ -1350,6 +1345,20 @@ static SEMS: &[Sem] = sems! {
         set_vec(m, &o[0], d)
     };
 };
+
+/// `vpternlogd` / `vpternlogq` without a mask, at the destination's width.
+fn ternlog_op(m: &mut Machine<'_>, o: &[Operand]) -> Result<(), Fault> {
+    let (d, n) = (vec(m, &o[0])?, imm(&o[3]));
+    vop(m, o, |w, a, b| {
+        std::array::from_fn(|i| {
+            if i < w {
+                ternlog(qword(&d, i / 8), qword(a, i / 8), qword(b, i / 8), n).to_le_bytes()[i % 8]
+            } else {
+                0
+            }
+        })
+    })
+}
 
 /// `andn` at the destination's width: `!a & b`; SF and ZF from the result, CF and OF clear.
 fn andn(m: &mut Machine<'_>, o: &[Operand]) -> Result<(), Fault> {
