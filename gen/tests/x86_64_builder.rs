@@ -196,6 +196,8 @@ fn every_table_entry_assembles() {
                 "M64" | "Addr" => Operand::Mem(Size::Qword, mem(RSI, 8)),
                 "M32" => Operand::Mem(Size::Dword, mem(RSI, 4)),
                 "M8" => Operand::Mem(Size::Byte, mem(RSI, 1)),
+                "Zkz" => Operand::ZmmMaskz(k as u8 + 17, 1),
+                "Kr" => Operand::K(2),
                 "R8" | "Rm8" | "Cl" => Operand::Gpr8(1),
                 "Imm" => Operand::Imm(3),
                 "Sel" => Operand::Sel(0x11),

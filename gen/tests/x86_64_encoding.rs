@@ -91,6 +91,8 @@ fn samples(kind: &str, here: &Label) -> Vec<Operand> {
             v.extend([64, 8128, 8192, -8192, -8256].map(|d| Operand::Mem(Size::Zmmword, mem(RCX, d))));
             v
         }
+        "Zkz" => [(0u8, 1u8), (1, 7), (8, 2), (15, 3), (16, 1), (31, 7)].map(|(z, k)| Operand::ZmmMaskz(z, k)).to_vec(),
+        "Kr" => [0u8, 1, 7].map(Operand::K).to_vec(),
         "M512" => samples("Zm", here).into_iter().filter(|o| matches!(o, Operand::Mem(..))).collect(),
         "M128" => mems(Size::Xmmword),
         "M256" => mems(Size::Ymmword),

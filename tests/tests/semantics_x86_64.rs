@@ -23,9 +23,11 @@ struct Raw {
     gpr: [u64; 16],
     vec: [[u8; 64]; 32],
     flags: u64,
+    k: [u64; 8],
 }
 const VEC_OFF: i64 = 128;
 const FLAGS_OFF: i64 = 128 + 64 * 32;
+const K_OFF: i64 = FLAGS_OFF + 8;
 /// The memory buffer memory operands point into (their base register holds `buffer + 64`).
 const BUF: usize = 256;
 
@@ -99,6 +101,8 @@ fn operands(rng: &mut Rng, kinds: &[&str], base: u8, aligned: bool) -> Vec<Opera
             "Z" => Operand::Zmm(rng.below(32) as u8),
             "Zm" if pick(rng) => Operand::Zmm(rng.below(32) as u8),
             "Zm" | "M512" => m(rng, Size::Zmmword),
+            "Zkz" => Operand::ZmmMaskz(rng.below(32) as u8, 1 + rng.below(7) as u8),
+            "Kr" => Operand::K(rng.below(8) as u8),
             "Sel" => Operand::Sel(rng.next_u64() as u8),
             k => panic!("no generator for kind {k}"),
         })
@@ -162,6 +166,10 @@ fn harness(inst: &[u8]) -> Vec<u8> {
         let v = reg0 + i as u32;
         pre.push(Instruction::with2(load, v, m(Register::RDI, VEC_OFF + 64 * i as i64)).unwrap());
     }
+    for k in 0..if zmm_host() { 8 } else { 0 } {
+        let r = Register::K0 + k as u32;
+        pre.push(Instruction::with2(Code::VEX_Kmovq_kr_km64, r, m(Register::RDI, K_OFF + 8 * k as i64)).unwrap());
+    }
     for r in (0..16).filter(|&r| r != 4 && r != 7).chain([7]) {
         pre.push(Instruction::with2(Code::Mov_r64_rm64, GPRS[r], m(Register::RDI, 8 * r as i64)).unwrap());
     }
@@ -177,6 +185,10 @@ fn harness(inst: &[u8]) -> Vec<u8> {
     for i in 0..regs {
         let v = reg0 + i as u32;
         post.push(Instruction::with2(store, m(Register::RAX, VEC_OFF + 64 * i as i64), v).unwrap());
+    }
+    for k in 0..if zmm_host() { 8 } else { 0 } {
+        let r = Register::K0 + k as u32;
+        post.push(Instruction::with2(Code::VEX_Kmovq_m64_kr, m(Register::RAX, K_OFF + 8 * k as i64), r).unwrap());
     }
     post.push(Instruction::with2(Code::Add_rm64_imm8, Register::RSP, 8).unwrap());
     for r in [Register::R15, Register::R14, Register::R13, Register::R12, Register::RBP, Register::RBX] {
@@ -228,13 +240,14 @@ impl<M: Fn(Op, &mut Machine<'_>, &[Operand])> Isa for X86<M> {
     }
 
     fn state(&self, rng: &mut Rng, op: Op, (ops, base): &Self::Draw, exec: &Exec, scratch: &mut Scratch) -> Diff {
-        let mut raw = Raw { gpr: [0; 16], vec: [[0; 64]; 32], flags: 0 };
+        let mut raw = Raw { gpr: [0; 16], vec: [[0; 64]; 32], flags: 0, k: [0; 8] };
         semantics::random_words(rng, &mut raw.gpr);
+        semantics::random_words(rng, &mut raw.k);
         semantics::random_regs(rng, &mut raw.vec);
         raw.flags = (rng.next_u64() & STATUS) | 2;
         raw.gpr[*base as usize] = scratch.addr() + 64;
         let mut mem = scratch.fill(rng);
-        let mut m = Machine { state: State { gpr: raw.gpr, vec: raw.vec, flags: raw.flags }, mem: &mut mem };
+        let mut m = Machine { state: State { gpr: raw.gpr, vec: raw.vec, flags: raw.flags, k: raw.k }, mem: &mut mem };
         m.state.gpr[4] = 0;
         (self.0)(op, &mut m, ops);
         let mut want = m.state.clone();
@@ -250,6 +263,7 @@ impl<M: Fn(Op, &mut Machine<'_>, &[Operand])> Isa for X86<M> {
         let mut diff = Diff::default();
         diff.regs("r", &want.gpr, &raw.gpr, (0..16).filter(|&r| r != 4));
         diff.regs("zmm", &want.vec, &raw.vec, 0..32);
+        diff.regs("k", &want.k, &raw.k, 0..if zmm_host() { 8 } else { 0 });
         let defined = STATUS & !sem(op).flags_undefined;
         diff.value("flags", want.flags & defined, raw.flags & defined);
         scratch.compare(&mem, &mut diff);
@@ -328,10 +342,10 @@ fn conditional_branches_agree_with_this_cpu() {
                 .iter()
                 .enumerate()
                 .fold(2, |a, (b, m)| a | if flags >> b & 1 == 1 { *m } else { 0 });
-            let mut raw = Raw { gpr: [0; 16], vec: [[0; 64]; 32], flags: f };
+            let mut raw = Raw { gpr: [0; 16], vec: [[0; 64]; 32], flags: f, k: [0; 8] };
             raw.gpr[0] = rng.next_u64();
             let mut mem = Buffer { base: 0, bytes: vec![] };
-            let mut m = Machine { state: State { gpr: raw.gpr, vec: raw.vec, flags: f }, mem: &mut mem };
+            let mut m = Machine { state: State { gpr: raw.gpr, vec: raw.vec, flags: f, k: [0; 8] }, mem: &mut mem };
             let taken = matches!((sem(op).exec)(&mut m, &ops).unwrap(), asmgen::sem::Flow::Jump(_));
             // SAFETY: the harness keeps the callee-saved registers and rsp, and touches only `raw`.
             unsafe { exec.run(&mut raw) };
@@ -392,7 +406,7 @@ fn flag_edge_cases_agree_with_this_cpu() {
     for (op, ops, compared, values) in cases {
         let exec = Exec::new(&harness(&encode(*op, ops)));
         for _ in 0..64 {
-            let mut raw = Raw { gpr: [0; 16], vec: [[0; 64]; 32], flags: 0 };
+            let mut raw = Raw { gpr: [0; 16], vec: [[0; 64]; 32], flags: 0, k: [0; 8] };
             semantics::random_words(&mut rng, &mut raw.gpr);
             raw.gpr[4] = 0;
             if let Some((a, c)) = values {
@@ -400,7 +414,8 @@ fn flag_edge_cases_agree_with_this_cpu() {
             }
             raw.flags = (rng.next_u64() & STATUS) | 2;
             let mut mem = Buffer { base: 0, bytes: vec![] };
-            let mut m = Machine { state: State { gpr: raw.gpr, vec: raw.vec, flags: raw.flags }, mem: &mut mem };
+            let mut m =
+                Machine { state: State { gpr: raw.gpr, vec: raw.vec, flags: raw.flags, k: raw.k }, mem: &mut mem };
             real(*op, &mut m, ops);
             let want = m.state;
             // SAFETY: the harness keeps the callee-saved registers and rsp, and touches only `raw`.
@@ -438,11 +453,11 @@ fn call_and_ret_agree_with_this_cpu() {
     let program = Program::<X86_64>::new(&f);
     let mut rng = Rng::new(0xca11);
     for _ in 0..64 {
-        let mut raw = Raw { gpr: [0; 16], vec: [[0; 64]; 32], flags: (rng.next_u64() & STATUS) | 2 };
+        let mut raw = Raw { gpr: [0; 16], vec: [[0; 64]; 32], flags: (rng.next_u64() & STATUS) | 2, k: [0; 8] };
         semantics::random_words(&mut rng, &mut raw.gpr);
         let stack = 0x10000u64;
         let mut mem = Buffer { base: stack - 256, bytes: vec![0; 512] };
-        let mut m = Machine { state: State { gpr: raw.gpr, vec: raw.vec, flags: raw.flags }, mem: &mut mem };
+        let mut m = Machine { state: State { gpr: raw.gpr, vec: raw.vec, flags: raw.flags, k: raw.k }, mem: &mut mem };
         m.state.gpr[4] = stack;
         program.run(&mut m, 100, &mut |_, _, _| {}).unwrap();
         assert_eq!(m.state.gpr[4], stack, "the stack pointer after the return");

@@ -70,7 +70,9 @@ impl Conventions for X86_64 {
         // Register destinations are the first operand, named `d` (`r` for one-operand entries such as `pop`).
         let first = match (operands.first(), reg) {
             (Some(Operand::Gpr(n) | Operand::Gpr32(n) | Operand::Gpr8(n)), Reg::Gpr(r)) => *n == r,
-            (Some(Operand::Xmm(n) | Operand::Ymm(n) | Operand::Zmm(n)), Reg::Vec(r)) => *n == r,
+            (Some(Operand::Xmm(n) | Operand::Ymm(n) | Operand::Zmm(n) | Operand::ZmmMaskz(n, _)), Reg::Vec(r)) => {
+                *n == r
+            }
             _ => false,
         };
         let named = first && op != Op::push && matches!(X86_64::info(op).operands.first(), Some(&("d" | "r")));

@@ -61,6 +61,13 @@ pub struct Gpr32(pub u8);
 /// 64-bit registers; ah..bh are not named).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Gpr8(pub u8);
+/// An AVX-512 opmask register: k0..k7 (k0 cannot mask: it means "no mask" in an encoding).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct K(pub u8);
+/// A zmm destination written under a zeroing opmask, `zmm{n}{k}{z}`: each element whose mask bit is clear is zeroed
+/// ([`Zmm::maskz`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ZmmMaskz(pub Zmm, pub K);
 /// A 128-bit vector register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Xmm(pub u8);
@@ -74,7 +81,7 @@ pub struct Zmm(pub u8);
 #[allow(missing_docs)]
 pub mod regs {
     //! Register names.
-    use super::{Gpr, Gpr8, Xmm, Ymm, Zmm};
+    use super::{Gpr, Gpr8, Xmm, Ymm, Zmm, K};
     pub const RAX: Gpr = Gpr(0);
     pub const RCX: Gpr = Gpr(1);
     pub const RDX: Gpr = Gpr(2);
@@ -104,6 +111,10 @@ pub mod regs {
     /// `zmm(n)`, n in 0..32.
     pub const fn zmm(n: u8) -> Zmm {
         Zmm(n)
+    }
+    /// `k(n)`, the opmask register n in 0..8.
+    pub const fn k(n: u8) -> K {
+        K(n)
     }
 }
 
@@ -137,6 +148,10 @@ impl Zmm {
     /// The low 256 bits (the table's ymm operands are VEX ones: zmm0-zmm15 only).
     pub fn y(self) -> Ymm {
         Ymm(self.0)
+    }
+    /// This register as a destination under the zeroing opmask `k` (k1..k7): `zmm{n}{k}{z}`.
+    pub fn maskz(self, k: K) -> ZmmMaskz {
+        ZmmMaskz(self, k)
     }
 }
 
@@ -251,6 +266,10 @@ pub enum Operand {
     Ymm(u8),
     /// zmm register.
     Zmm(u8),
+    /// zmm register `.0` as a destination under the zeroing opmask k`.1` (1..=7): printed `zmm{n}{k}{z}`.
+    ZmmMaskz(u8, u8),
+    /// Opmask register k0..k7.
+    K(u8),
     /// Memory of a given width.
     Mem(Size, Mem),
     /// Immediate printed in decimal (counts, offsets).
@@ -315,6 +334,10 @@ kinds! {
     Zm { Zmm => |z| Operand::Zmm(z.0), Mem => |m| Operand::Mem(Size::Zmmword, m) }
     /// m512.
     M512 { Mem => |m| Operand::Mem(Size::Zmmword, m) }
+    /// zmm destination under a zeroing opmask, `zmm{k}{z}` ([`Zmm::maskz`]).
+    Zkz { ZmmMaskz => |z| Operand::ZmmMaskz(z.0 .0, z.1 .0) }
+    /// Opmask register.
+    Kr { K => |k| Operand::K(k.0) }
     /// Memory whose address is taken (`lea`).
     Addr { Mem => |m| Operand::Mem(Size::Qword, m) }
     /// Immediate count or offset.
@@ -504,7 +527,8 @@ macro_rules! x86_64_table {
                     /// `vpbroadcastq` to ymm: from memory (`vpbroadcastq_y`) or from an xmm register
                     /// (`vpbroadcastq_y_reg`).
                     vpbroadcastq(d, s);
-                    /// `vmovdqu8` (AVX-512BW): zmm from zmm or memory (`vmovdqu8`), or store (`vmovdqu8_store`).
+                    /// `vmovdqu8` (AVX-512BW): zmm from zmm or memory (`vmovdqu8`), under a zeroing mask
+                    /// (`vmovdqu8_maskz`), or store (`vmovdqu8_store`).
                     vmovdqu8(d, s);
                     /// `movzx` of a byte: to a 32-bit (`movzx32`) or 64-bit register (`movzx`).
                     movzx(d, s);
@@ -1080,6 +1104,11 @@ macro_rules! x86_64_table {
                     => iced!(EVEX_Vmovdqu8_zmm_k1z_zmmm512);
                 vmovdqu8_store: "vmovdqu8" (d: M512, s: Z)                 [Avx512f, Avx512bw] as vmovdqu8
                     => iced!(EVEX_Vmovdqu8_zmmm512_k1z_zmm);
+                /// The bytes of `s` whose bit of the opmask is set, the others zero.
+                vmovdqu8_maskz: "vmovdqu8" (d: Zkz, s: Zm)                 [Avx512f, Avx512bw] as vmovdqu8
+                    => iced!(EVEX_Vmovdqu8_zmm_k1z_zmmm512);
+                /// A 64-bit register into an opmask register.
+                kmovq:      "kmovq"      (d: Kr, s: R64)                   [Avx512f, Avx512bw] => iced!(VEX_Kmovq_kr_r64);
                 /// The 128-bit lane `sel & 3` of `a`.
                 vextracti32x4: "vextracti32x4" (d: X, a: Z, sel: Sel)      [Avx512f]
                     => iced!(EVEX_Vextracti32x4_xmmm128_k1z_zmm_imm8);
@@ -1132,6 +1161,9 @@ fn operand_error(op: Op, operands: &[Operand]) -> Result<(), String> {
             Operand::Xmm(n) if *n > 15 => return Err(format!("xmm{n} out of range xmm0..=xmm15")),
             Operand::Ymm(n) if *n > 15 => return Err(format!("ymm{n} out of range ymm0..=ymm15")),
             Operand::Zmm(n) if *n > 31 => return Err(format!("zmm{n} out of range zmm0..=zmm31")),
+            Operand::ZmmMaskz(n, _) if *n > 31 => return Err(format!("zmm{n} out of range zmm0..=zmm31")),
+            Operand::ZmmMaskz(_, k) if !(1..8).contains(k) => return Err(format!("k{k} cannot mask: k1..=k7")),
+            Operand::K(k) if *k > 7 => return Err(format!("k{k} out of range k0..=k7")),
             Operand::Mem(_, m) => {
                 if let Some(b) = m.base {
                     gpr(b.0)?;
@@ -1186,12 +1218,13 @@ impl InstructionSet for X86_64 {
     fn regs(o: &Operand, out: &mut Vec<Reg>) {
         match o {
             Operand::Gpr(n) | Operand::Gpr32(n) | Operand::Gpr8(n) => out.push(Reg::Gpr(*n)),
-            Operand::Xmm(n) | Operand::Ymm(n) | Operand::Zmm(n) => out.push(Reg::Vec(*n)),
+            Operand::Xmm(n) | Operand::Ymm(n) | Operand::Zmm(n) | Operand::ZmmMaskz(n, _) => out.push(Reg::Vec(*n)),
             Operand::Mem(_, m) => {
                 out.extend(m.base.map(Reg::from));
                 out.extend(m.index.map(|(r, _)| Reg::from(r)));
             }
-            Operand::Imm(_) | Operand::Sel(_) | Operand::Label(_) => {}
+            // Opmask registers are volatile under every ABI: none to save.
+            Operand::K(_) | Operand::Imm(_) | Operand::Sel(_) | Operand::Label(_) => {}
         }
     }
     /// Bit n for general-purpose register n, bit 16 + n for vector register n.
@@ -1201,7 +1234,10 @@ impl InstructionSet for X86_64 {
         for o in operands {
             bits |= match o {
                 Operand::Gpr(n) | Operand::Gpr32(n) | Operand::Gpr8(n) if *n < 16 => 1 << n,
-                Operand::Xmm(n) | Operand::Ymm(n) | Operand::Zmm(n) if *n < 32 => 1 << (16 + n),
+                Operand::Xmm(n) | Operand::Ymm(n) | Operand::Zmm(n) | Operand::ZmmMaskz(n, _) if *n < 32 => {
+                    1 << (16 + n)
+                }
+                Operand::K(k) if *k < 8 => 0,
                 Operand::Mem(_, m) => {
                     let base = m.base.map_or(Some(0), |b| (b.0 < 16).then_some(1u64 << b.0))?;
                     let index = m.index.map_or(Some(0), |(i, _)| (i.0 < 16).then_some(1u64 << i.0))?;
@@ -1241,6 +1277,8 @@ impl InstructionSet for X86_64 {
             Operand::Xmm(n) => format!("xmm{n}"),
             Operand::Ymm(n) => format!("ymm{n}"),
             Operand::Zmm(n) => format!("zmm{n}"),
+            Operand::ZmmMaskz(n, k) => format!("zmm{n}{{k{k}}}{{z}}"),
+            Operand::K(k) => format!("k{k}"),
             Operand::Imm(i) => i.to_string(),
             Operand::Sel(i) => format!("{i:#04x}"),
             Operand::Label(l) => ctx.label(l),
@@ -1270,6 +1308,8 @@ impl InstructionSet for X86_64 {
             Operand::Gpr(n) | Operand::Gpr32(n) | Operand::Xmm(n) | Operand::Ymm(n) => *n < 16,
             Operand::Gpr8(n) => *n < 16 && (*n == 1 || OPS[op as usize].kinds.get(i) != Some(&"Cl")),
             Operand::Zmm(n) => *n < 32,
+            Operand::ZmmMaskz(n, k) => *n < 32 && (1..8).contains(k),
+            Operand::K(k) => *k < 8,
             Operand::Mem(_, m) => mem_ok(m),
             Operand::Imm(v) => {
                 let (lo, hi) = imm_range(op, i);

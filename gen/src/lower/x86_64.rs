@@ -46,6 +46,8 @@ const YMM: [Register; 16] =
 #[derive(Clone, Copy)]
 enum Arg {
     R(Register),
+    /// A register under a zeroing opmask (the destination).
+    Kz(Register, Register),
     M(MemoryOperand),
     I(i32),
 }
@@ -89,6 +91,12 @@ fn args(operands: &[Operand]) -> Result<Args, String> {
             Operand::Ymm(n) => Arg::R(YMM[*n as usize]),
             Operand::Zmm(n) if *n < 32 => Arg::R(Register::ZMM0 + *n as u32),
             Operand::Zmm(n) => return Err(format!("no register zmm{n}")),
+            Operand::ZmmMaskz(n, k) if *n < 32 && *k < 8 => {
+                Arg::Kz(Register::ZMM0 + *n as u32, Register::K0 + *k as u32)
+            }
+            Operand::ZmmMaskz(n, k) => return Err(format!("no register zmm{n} or k{k}")),
+            Operand::K(k) if *k < 8 => Arg::R(Register::K0 + *k as u32),
+            Operand::K(k) => return Err(format!("no register k{k}")),
             Operand::Mem(_, m) => Arg::M(mem_operand(m)),
             Operand::Imm(v) => Arg::I(i32::try_from(*v).map_err(|_| format!("immediate {v} does not fit in 32 bits"))?),
             Operand::Sel(v) => Arg::I(*v as i32),
@@ -117,6 +125,18 @@ fn instruction(code: Code, args: &[Arg]) -> Result<Instruction, String> {
 /// [`instruction`] without formatting its error (none where no constructor takes `args`).
 fn build(code: Code, args: &[Arg]) -> Option<Result<Instruction, iced_x86::IcedError>> {
     use Arg::*;
+    if let Some(&Kz(r, k)) = args.first() {
+        let mut plain = [I(0); 4];
+        plain[..args.len()].copy_from_slice(args);
+        plain[0] = R(r);
+        return build(code, &plain[..args.len()]).map(|ins| {
+            ins.map(|mut ins| {
+                ins.set_op_mask(k);
+                ins.set_zeroing_masking(true);
+                ins
+            })
+        });
+    }
     Some(match *args {
         [] => Ok(Instruction::with(code)),
         [R(a)] => Instruction::with1(code, a),
@@ -168,6 +188,8 @@ fn shape(operands: &[Operand]) -> u64 {
             Operand::Xmm(n) => reg(3, *n),
             Operand::Ymm(n) => reg(4, *n),
             Operand::Zmm(n) => reg(5, *n),
+            Operand::ZmmMaskz(n, _) => reg(11, *n),
+            Operand::K(n) => reg(12, *n),
             Operand::Mem(_, m) => {
                 let (index, scale) = m.index.map_or((None, 0), |(i, s)| (Some(i.0), s as u64));
                 6 | (m.label.is_some() as u64) << 4
@@ -293,6 +315,10 @@ impl Key {
                 Operand::Xmm(n) => 3 | reg(*n)? << 8,
                 Operand::Ymm(n) => 4 | reg(*n)? << 8,
                 Operand::Zmm(n) => 9 | ((*n < 32).then_some(*n as u64)?) << 8,
+                Operand::ZmmMaskz(n, k) => {
+                    11 | ((*n < 32).then_some(*n as u64)?) << 8 | ((*k < 8).then_some(*k as u64)?) << 16
+                }
+                Operand::K(k) => 12 | ((*k < 8).then_some(*k as u64)?) << 8,
                 Operand::Mem(size, m) => {
                     let base = match m.base {
                         Some(b) => reg(b.0)?,

@@ -72,6 +72,10 @@ impl Tainting for X86_64 {
     }
 }
 
+/// Where the opmask registers' taint is kept: k0..k7 at `Taint::gpr[16..24]` (x86_64 has 16 general-purpose
+/// registers; the array has room for aarch64's 32).
+const K_TAINT: usize = 16;
+
 fn width(s: Size) -> u64 {
     super::x86_64::size_bytes(s) as u64
 }
@@ -85,7 +89,8 @@ fn addr_regs(taint: &Taint, m: &Mem) -> bool {
 fn read(taint: &Taint, m: &mut Machine<'_>, o: &Operand) -> bool {
     match o {
         Operand::Gpr(n) | Operand::Gpr32(n) | Operand::Gpr8(n) => taint.gpr[*n as usize],
-        Operand::Xmm(n) | Operand::Ymm(n) | Operand::Zmm(n) => taint.vec[*n as usize],
+        Operand::Xmm(n) | Operand::Ymm(n) | Operand::Zmm(n) | Operand::ZmmMaskz(n, _) => taint.vec[*n as usize],
+        Operand::K(k) => taint.gpr[K_TAINT + *k as usize],
         Operand::Mem(s, a) => address(m, a).is_ok_and(|addr| taint.bytes(addr, width(*s))),
         _ => false,
     }
@@ -98,6 +103,9 @@ fn write(taint: &mut Taint, m: &mut Machine<'_>, o: &Operand, t: bool) {
         // The other bytes are kept, with their taint.
         Operand::Gpr8(n) => taint.gpr[*n as usize] |= t,
         Operand::Xmm(n) | Operand::Ymm(n) | Operand::Zmm(n) => taint.vec[*n as usize] = t,
+        // The mask picks which bytes are kept: its taint goes into the result.
+        Operand::ZmmMaskz(n, k) => taint.vec[*n as usize] = t || taint.gpr[K_TAINT + *k as usize],
+        Operand::K(k) => taint.gpr[K_TAINT + *k as usize] = t,
         Operand::Mem(s, a) => {
             if let Ok(addr) = address(m, a) {
                 taint.set_bytes(addr, width(*s), t);

@@ -32,11 +32,13 @@ pub struct State {
     pub vec: [Vector; VEC_REGS],
     /// RFLAGS (the status flags are the ones modelled).
     pub flags: u64,
+    /// The opmask registers k0..k7.
+    pub k: [u64; 8],
 }
 
 impl Default for State {
     fn default() -> State {
-        State { gpr: [0; 16], vec: [[0; VEC_BYTES]; VEC_REGS], flags: 0 }
+        State { gpr: [0; 16], vec: [[0; VEC_BYTES]; VEC_REGS], flags: 0, k: [0; 8] }
     }
 }
 
@@ -312,7 +314,7 @@ fn legacy_mov(m: &mut Machine<'_>, o: &[Operand]) -> Result<(), Fault> {
 fn width(o: &Operand) -> usize {
     match o {
         Operand::Ymm(_) | Operand::Mem(Size::Ymmword, _) => 32,
-        Operand::Zmm(_) | Operand::Mem(Size::Zmmword, _) => 64,
+        Operand::Zmm(_) | Operand::ZmmMaskz(..) | Operand::Mem(Size::Zmmword, _) => 64,
         _ => 16,
     }
 }
@@ -1338,6 +1340,33 @@ static SEMS: &[Sem] = sems! {
     vpternlogd_y [RW, R, R, N] 0, 0, 0, false, |m, o| ternlog_op(m, o);
     vmovdqu8 [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vmovdqu8_store [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
+    vmovdqu8_maskz [W, R] 0, 0, 0, false, |m, o| {
+        let Operand::ZmmMaskz(n, k) = o[0] else { unreachable!("vmovdqu8_maskz writes zmm{{k}}{{z}}") };
+        let mask = m.state.k[k as usize];
+        let mut d = [0; VEC_BYTES];
+        match &o[1] {
+            // Masked-off bytes are not read (they do not fault: how a tail is loaded).
+            Operand::Mem(_, a) => {
+                let addr = address(m, a)?;
+                for (i, b) in d.iter_mut().enumerate().filter(|(i, _)| (mask >> i) & 1 == 1) {
+                    let mut one = [0];
+                    m.mem.read(addr.wrapping_add(i as u64), &mut one)?;
+                    *b = one[0];
+                }
+            }
+            s => {
+                let s = vec(m, s)?;
+                d = std::array::from_fn(|i| if (mask >> i) & 1 == 1 { s[i] } else { 0 });
+            }
+        }
+        m.state.vec[n as usize] = d;
+        Ok(())
+    };
+    kmovq [W, R] 0, 0, 0, false, |m, o| {
+        let Operand::K(k) = o[0] else { unreachable!("kmovq writes an opmask register") };
+        m.state.k[k as usize] = gpr(m, &o[1])?;
+        Ok(())
+    };
     vextracti32x4 [W, R, N] 0, 0, 0, false, |m, o| {
         let (a, n) = (vec(m, &o[1])?, imm(&o[2]) as usize & 3);
         let mut d = [0; VEC_BYTES];
