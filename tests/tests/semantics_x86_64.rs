@@ -104,6 +104,7 @@ fn operands(rng: &mut Rng, kinds: &[&str], base: u8, aligned: bool) -> Vec<Opera
             "Zkz" => Operand::ZmmMaskz(rng.below(32) as u8, 1 + rng.below(7) as u8),
             "Kr" => Operand::K(rng.below(8) as u8),
             "Sel" => Operand::Sel(rng.next_u64() as u8),
+            "Imm64" => Operand::Imm(rng.next_u64() as i64),
             k => panic!("no generator for kind {k}"),
         })
         .collect()

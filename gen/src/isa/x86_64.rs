@@ -342,6 +342,8 @@ kinds! {
     Addr { Mem => |m| Operand::Mem(Size::Qword, m) }
     /// Immediate count or offset.
     Imm { i32 => |i| Operand::Imm(i as i64) }
+    /// A 64-bit immediate (`movabs`), printed in decimal.
+    Imm64 { i64 => |i| Operand::Imm(i), u64 => |i| Operand::Imm(i as i64) }
     /// Immediate selector byte (printed in hex).
     Sel { u8 => |i| Operand::Sel(i) }
     /// Branch target.
@@ -459,7 +461,7 @@ macro_rules! x86_64_table {
                     vpblendd(d, a, b, sel);
                     /// `movdqa` (legacy SSE): register or aligned memory (`movdqa`), or store (`movdqa_store`).
                     movdqa(d, s);
-                    /// `movdqu` (legacy SSE): load (`movdqu_load`) or store (`movdqu_store`).
+                    /// `movdqu` (legacy SSE): register or load (`movdqu_load`) or store (`movdqu_store`).
                     movdqu(d, s);
                     /// `add`: r64 (`add`), r32 (`add32`), r8 or m8 (`add8`), or a load (`add_load`, `add32_load`).
                     add(d, s);
@@ -469,9 +471,10 @@ macro_rules! x86_64_table {
                     sbb(d, s);
                     /// `sub`: r64 (`sub`), r32 (`sub32`) or a load (`sub_load`).
                     sub(d, s);
-                    /// `and`: r64 (`and`), r32 (`and32`), r8 or m8 (`and8`) or a load (`and_load`).
+                    /// `and`: r64 (`and`), r32 (`and32`), r8 or m8 (`and8`), a load (`and_load`) or into m64
+                    /// (`and_store`).
                     and(d, s);
-                    /// `or`: r64 (`or`), r32 (`or32`) or a load (`or_load`).
+                    /// `or`: r64 (`or`), r32 (`or32`), a load (`or_load`) or into m64 (`or_store`).
                     or(d, s);
                     /// `cmp`: r64 (`cmp`), r32 (`cmp32`), against memory (`cmp_load`), r8 or m8 with an immediate
                     /// (`cmp8`).
@@ -603,6 +606,14 @@ macro_rules! x86_64_table {
                 ret:        "ret"        ()                                [] => iced!(Retnq);
 
                 // --- general-purpose: 32-bit forms (writing a 32-bit register zeroes its upper half) and loads ----------
+                /// A 64-bit immediate into a register (`mov r64, imm64`).
+                movabs:     "movabs"     (d: R64, s: Imm64)                [] => iced!(Mov_r64_imm64);
+                /// `and` into memory: a register or a sign-extended imm32.
+                and_store:  "and"        (d: M64, s: Ri64)                 [] as and
+                    => iced!(And_rm64_r64, And_rm64_imm8, And_rm64_imm32);
+                /// `or` into memory: a register or a sign-extended imm32.
+                or_store:   "or"         (d: M64, s: Ri64)                 [] as or
+                    => iced!(Or_rm64_r64, Or_rm64_imm8, Or_rm64_imm32);
                 mov32:      "mov"        (d: R32, s: Ri32)                 [] as mov => iced!(Mov_rm32_r32, Mov_r32_imm32);
                 mov32_load: "mov"        (d: R32, s: M32)                  [] as mov => iced!(Mov_r32_rm32);
                 mov32_store: "mov"       (d: M32, s: R32)                  [] as mov => iced!(Mov_rm32_r32);
@@ -830,7 +841,7 @@ macro_rules! x86_64_table {
                 movdqa:     "movdqa"     (d: X, s: Xm)                     [] as movdqa
                     => iced!(Movdqa_xmm_xmmm128, Movdqa_xmmm128_xmm);
                 movdqa_store: "movdqa"   (d: M128, s: X)                   [] as movdqa => iced!(Movdqa_xmmm128_xmm);
-                movdqu_load: "movdqu"    (d: X, s: M128)                   [] as movdqu => iced!(Movdqu_xmm_xmmm128);
+                movdqu_load: "movdqu"    (d: X, s: Xm)                     [] as movdqu => iced!(Movdqu_xmm_xmmm128);
                 movdqu_store: "movdqu"   (d: M128, s: X)                   [] as movdqu => iced!(Movdqu_xmmm128_xmm);
                 pxor:       "pxor"       (d: X, s: Xm)                     [] => iced!(Pxor_xmm_xmmm128);
                 por:        "por"        (d: X, s: Xm)                     [] => iced!(Por_xmm_xmmm128);
@@ -1123,10 +1134,15 @@ x86_64_table!(define_isa);
 /// The immediates each operand kind holding one takes, as the encoder takes them: `Imm` is the `imm8` of
 /// every entry with one (iced-x86 takes -128..=255 there, and `shl`'s form `1` is in it), `Ri64` the
 /// sign-extended `imm32` of its entries and `Ri32` the `imm32` of the 32-bit forms (both kinds convert from `i32`:
-/// always in range), `Sel` a `u8`.
+/// always in range), `Imm64` any 64-bit value, `Sel` a `u8`.
 /// `gen/tests/operand_errors.rs` holds every entry to it, operand by operand, from iced-x86's operand kinds.
-pub const IMM_RANGES: &[(&str, i64, i64)] =
-    &[("Imm", -128, 255), ("Ri64", -(1 << 31), (1 << 31) - 1), ("Ri32", -(1 << 31), (1 << 31) - 1), ("Sel", 0, 255)];
+pub const IMM_RANGES: &[(&str, i64, i64)] = &[
+    ("Imm", -128, 255),
+    ("Ri64", -(1 << 31), (1 << 31) - 1),
+    ("Ri32", -(1 << 31), (1 << 31) - 1),
+    ("Imm64", i64::MIN, i64::MAX),
+    ("Sel", 0, 255),
+];
 
 /// The range of immediate operand `i` of `op` ([`IMM_RANGES`] by the entry's operand kind).
 fn imm_range(op: Op, i: usize) -> (i64, i64) {

@@ -50,6 +50,8 @@ enum Arg {
     Kz(Register, Register),
     M(MemoryOperand),
     I(i32),
+    /// An immediate outside `i32` (`movabs`).
+    Q(i64),
 }
 
 /// The operands of one instruction (at most four).
@@ -98,7 +100,7 @@ fn args(operands: &[Operand]) -> Result<Args, String> {
             Operand::K(k) if *k < 8 => Arg::R(Register::K0 + *k as u32),
             Operand::K(k) => return Err(format!("no register k{k}")),
             Operand::Mem(_, m) => Arg::M(mem_operand(m)),
-            Operand::Imm(v) => Arg::I(i32::try_from(*v).map_err(|_| format!("immediate {v} does not fit in 32 bits"))?),
+            Operand::Imm(v) => i32::try_from(*v).map_or(Arg::Q(*v), Arg::I),
             Operand::Sel(v) => Arg::I(*v as i32),
             Operand::Label(l) => return Err(format!("label {} outside a branch", l.name())),
         };
@@ -145,6 +147,7 @@ fn build(code: Code, args: &[Arg]) -> Option<Result<Instruction, iced_x86::IcedE
         [R(a), M(b)] => Instruction::with2(code, a, b),
         [M(a), R(b)] => Instruction::with2(code, a, b),
         [R(a), I(b)] => Instruction::with2(code, a, b),
+        [R(a), Q(b)] => Instruction::with2(code, a, b),
         [R(a), R(b), R(c)] => Instruction::with3(code, a, b, c),
         [R(a), R(b), M(c)] => Instruction::with3(code, a, b, c),
         [R(a), M(b), R(c)] => Instruction::with3(code, a, b, c),

@@ -882,6 +882,9 @@ static SEMS: &[Sem] = sems! {
     ja [N] CF | ZF, 0, 0, false, flow |m, o| jump(m, o, |f| f & (CF | ZF) == 0);
     jbe [N] CF | ZF, 0, 0, false, flow |m, o| jump(m, o, |f| f & (CF | ZF) != 0);
     ret [] 0, 0, 0, false, flow |m, o| Flow::Ret;
+    movabs [W, N] 0, 0, 0, false, |m, o| { let v = gpr(m, &o[1])?; set_gpr(m, &o[0], v) };
+    and_store [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'&');
+    or_store [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'|');
     mov32 [W, R] 0, 0, 0, false, |m, o| { let v = gpr(m, &o[1])?; set_gpr(m, &o[0], v) };
     mov32_load [W, R] 0, 0, 0, false, |m, o| { let v = gpr(m, &o[1])?; set_gpr(m, &o[0], v) };
     mov32_store [W, R] 0, 0, 0, false, |m, o| { let v = gpr(m, &o[1])?; set_gpr(m, &o[0], v) };
