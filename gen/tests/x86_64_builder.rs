@@ -201,6 +201,7 @@ fn every_table_entry_assembles() {
                 "R8" | "Rm8" | "Cl" => Operand::Gpr8(1),
                 "Imm" => Operand::Imm(3),
                 "Imm64" => Operand::Imm(-1 << 40),
+                "I32" => Operand::Imm(1000),
                 "Sel" => Operand::Sel(0x11),
                 "Target" => Operand::Label(asmgen::Label::named("target")),
                 other => panic!("{}: no sample for operand kind {other}", info.name),

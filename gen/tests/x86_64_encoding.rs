@@ -99,6 +99,7 @@ fn samples(kind: &str, here: &Label) -> Vec<Operand> {
         "M64" | "Addr" => mems(Size::Qword),
         "M32" => mems(Size::Dword),
         "Imm" => [1i64, 4, 31].map(Operand::Imm).to_vec(),
+        "I32" => [0i64, 1, 127, 128, -128, -129, 100_000, -1, 0x7fff_ffff].map(Operand::Imm).to_vec(),
         "Imm64" => [0i64, -1, 1 << 40, i64::MIN, i64::MAX].map(Operand::Imm).to_vec(),
         "Sel" => [0u8, 1, 0x11, 0x4e, 0xff].map(Operand::Sel).to_vec(),
         other => panic!("no samples for operand kind {other}"),

@@ -206,3 +206,24 @@ fn a_branch_on_secret_flags_in_a_subroutine_is_flagged() {
     assert!(found.iter().any(|f| f.what.starts_with("branch") && f.inst.starts_with("jz")), "{found:?}");
     assert!(found.iter().all(|f| f.inst.starts_with("jz")), "{found:?}");
 }
+
+/// Secret flags saved with `pushfq` and restored with `popfq` stay secret: a branch on them is flagged.
+#[test]
+fn flags_through_the_stack_stay_secret() {
+    use asmgen::ir::{Inst, Item};
+    use asmgen::isa::x86_64::{Op, Operand};
+    let mut f = hand_built(|b| {
+        b.test(RAX, RAX);
+    });
+    let skip = asmgen::Label::named("skip");
+    let inst = |op, operands: Vec<Operand>| Item::Inst(Inst { op, operands: operands.into() });
+    f.body.extend([
+        inst(Op::pushfq, vec![]),
+        inst(Op::xor32, vec![Operand::Gpr32(1), Operand::Gpr32(1)]),
+        inst(Op::popfq, vec![]),
+        inst(Op::jz, vec![Operand::Label(skip.clone())]),
+        Item::Label(skip),
+    ]);
+    let found = ct::run(&f, LEAKY, 0, false, ());
+    assert!(found.iter().any(|f| f.what.starts_with("branch") && f.inst.starts_with("jz")), "{found:?}");
+}

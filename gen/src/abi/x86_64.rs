@@ -64,7 +64,7 @@ impl Conventions for X86_64 {
         Reg::Gpr(4)
     }
     fn writes(op: Op, operands: &[Operand], reg: Reg) -> bool {
-        if reg == Reg::Gpr(4) && matches!(op, Op::push | Op::pop | Op::call) {
+        if reg == Reg::Gpr(4) && matches!(op, Op::push | Op::pop | Op::call | Op::pushfq | Op::popfq) {
             return true;
         }
         // Register destinations are the first operand, named `d` (`r` for one-operand entries such as `pop`).

@@ -342,6 +342,8 @@ kinds! {
     Addr { Mem => |m| Operand::Mem(Size::Qword, m) }
     /// Immediate count or offset.
     Imm { i32 => |i| Operand::Imm(i as i64) }
+    /// An imm32 (a multiplier), printed in decimal.
+    I32 { i32 => |i| Operand::Imm(i as i64) }
     /// A 64-bit immediate (`movabs`), printed in decimal.
     Imm64 { i64 => |i| Operand::Imm(i), u64 => |i| Operand::Imm(i as i64) }
     /// Immediate selector byte (printed in hex).
@@ -485,6 +487,8 @@ macro_rules! x86_64_table {
                     lea(d, a);
                     /// `imul`: r64 (`imul`) or r32 (`imul32`).
                     imul(d, s);
+                    /// `imul` by an immediate: r64 (`imul_imm`) or r32 (`imul32_imm`).
+                    imul_imm(d, s, n);
                     /// `shl`: r64 (`shl`) or r32 (`shl32`) by an immediate, r64 by cl (`shl_cl`).
                     shl(d, n);
                     /// `shr`: r64 (`shr`) or r32 (`shr32`) by an immediate, r64 by cl (`shr_cl`).
@@ -645,6 +649,16 @@ macro_rules! x86_64_table {
                 test32:     "test"       (a: R32, b: R32)                  [] as test => iced!(Test_rm32_r32);
                 /// Signed multiply, the low 32 bits of the product (CF and OF: the product did not fit).
                 imul32:     "imul"       (d: R32, s: Rm32)                 [] as imul => iced!(Imul_r32_rm32);
+                /// Signed multiply of `s` by an immediate, the low 64 bits (CF and OF: the product did not fit).
+                imul_imm:   "imul"       (d: R64, s: Rm64, n: I32)         [] as imul_imm
+                    => iced!(Imul_r64_rm64_imm8, Imul_r64_rm64_imm32);
+                /// Signed multiply of `s` by an immediate, the low 32 bits (CF and OF: the product did not fit).
+                imul32_imm: "imul"       (d: R32, s: Rm32, n: I32)         [] as imul_imm
+                    => iced!(Imul_r32_rm32_imm8, Imul_r32_rm32_imm32);
+                /// Push the flags (RFLAGS; the model's: the status flags, IF and the reserved bit 1).
+                pushfq:     "pushfq"     ()                                [] => iced!(Pushfq);
+                /// Pop the flags (the model keeps the status flags of the value).
+                popfq:      "popfq"      ()                                [] => iced!(Popfq);
                 shl32:      "shl"        (d: R32, n: Imm)                  [] as shl => iced!(Shl_rm32_1, Shl_rm32_imm8);
                 shr32:      "shr"        (d: R32, n: Imm)                  [] as shr => iced!(Shr_rm32_1, Shr_rm32_imm8);
                 /// Arithmetic shift right by `n` (mod 64): the sign bit fills.
@@ -1134,13 +1148,15 @@ x86_64_table!(define_isa);
 /// The immediates each operand kind holding one takes, as the encoder takes them: `Imm` is the `imm8` of
 /// every entry with one (iced-x86 takes -128..=255 there, and `shl`'s form `1` is in it), `Ri64` the
 /// sign-extended `imm32` of its entries and `Ri32` the `imm32` of the 32-bit forms (both kinds convert from `i32`:
-/// always in range), `Imm64` any 64-bit value, `Sel` a `u8`.
+/// always in range), `I32` the imm8 or imm32 of `imul`'s three-operand forms (from `i32`), `Imm64` any 64-bit
+/// value, `Sel` a `u8`.
 /// `gen/tests/operand_errors.rs` holds every entry to it, operand by operand, from iced-x86's operand kinds.
 pub const IMM_RANGES: &[(&str, i64, i64)] = &[
     ("Imm", -128, 255),
     ("Ri64", -(1 << 31), (1 << 31) - 1),
     ("Ri32", -(1 << 31), (1 << 31) - 1),
     ("Imm64", i64::MIN, i64::MAX),
+    ("I32", -(1 << 31), (1 << 31) - 1),
     ("Sel", 0, 255),
 ];
 

@@ -2,7 +2,7 @@
 //! [`Sem`](super::x86_64::Sem) table (the flags an instruction writes take the taint of what it read; `xor r, r`
 //! and `pxor`/`xorps`/`vpxor`/`vxorps`/`vpxorq`/`vpxord v, v, v` clear it; `push`/`pop` move a stack slot's; registers used without being
 //! named, [`Sem::implicit`](super::x86_64::Sem::implicit), are read and written as the named ones; `call` pushes a
-//! public return address). Flagged: a
+//! public return address, `pushfq`/`popfq` move the flags' taint to and from the stack slot). Flagged: a
 //! conditional branch on secret flags, a memory access whose address uses a secret register, and an instruction
 //! marked variable-time ([`Sem::variable_time`](super::x86_64::Sem::variable_time)) with a secret operand.
 
@@ -48,6 +48,9 @@ impl Tainting for X86_64 {
         t = t
             || (!zeroing
                 && s.implicit.iter().any(|(reg, r)| matches!(r, Role::R | Role::RW) && read(taint, m, &implicit(reg))));
+        if inst.op == Op::popfq {
+            t = taint.bytes(m.state.gpr[4], 8);
+        }
         if inst.op == Op::lea {
             t = matches!(&ops[1], Operand::Mem(_, a) if addr_regs(taint, a));
         }
@@ -129,6 +132,7 @@ fn stack(taint: &mut Taint, inst: &Inst<X86_64>, m: &mut Machine<'_>) {
         }
         // The return address is public.
         Op::call => taint.set_bytes(sp.wrapping_sub(8), 8, false),
+        Op::pushfq => taint.set_bytes(sp.wrapping_sub(8), 8, taint.flags),
         _ => {}
     }
 }

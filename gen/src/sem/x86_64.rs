@@ -814,6 +814,8 @@ const SHIFT_U: u64 = AF | OF;
 const RAX: Reg = Reg::Gpr(0);
 const RDX: Reg = Reg::Gpr(2);
 const XMM0: Reg = Reg::Vec(0);
+/// The bits of RFLAGS beside the status flags that `pushfq` pushes in a user program: bit 1 (always set) and IF.
+pub const PUSHED_FLAGS: u64 = 0x202;
 /// What `call` pushes for a return address (the interpreter returns by its own record of the call).
 pub const RETURN_MARK: u64 = 0x5245_5455_524e_0000;
 /// Status flags of `mul` and `imul` left undefined (all but CF and OF).
@@ -917,6 +919,23 @@ static SEMS: &[Sem] = sems! {
         let overflow = if wide != wide as i32 as i64 { CF | OF } else { 0 };
         set_flags(m, STATUS, result_flags(r, 32) | overflow);
         set_gpr(m, &o[0], r)
+    };
+    imul_imm [W, R, N] 0, STATUS, IMUL_U, false, |m, o| imul3(m, o);
+    imul32_imm [W, R, N] 0, STATUS, IMUL_U, false, |m, o| imul3(m, o);
+    pushfq [] STATUS, 0, 0, false, |m, o| {
+        let v = (m.state.flags & STATUS) | PUSHED_FLAGS;
+        let sp = m.state.gpr[4].wrapping_sub(8);
+        m.mem.write(sp, &v.to_le_bytes())?;
+        m.state.gpr[4] = sp;
+        Ok(())
+    };
+    popfq [] 0, STATUS, 0, false, |m, o| {
+        let sp = m.state.gpr[4];
+        let mut b = [0; 8];
+        m.mem.read(sp, &mut b)?;
+        m.state.gpr[4] = sp.wrapping_add(8);
+        set_flags(m, STATUS, u64::from_le_bytes(b));
+        Ok(())
     };
     shl32 [RW, N] 0, STATUS, SHIFT_U, false, |m, o| shift(m, o, b'l');
     shr32 [RW, N] 0, STATUS, SHIFT_U, false, |m, o| shift(m, o, b'r');
@@ -1390,6 +1409,18 @@ fn ternlog_op(m: &mut Machine<'_>, o: &[Operand]) -> Result<(), Fault> {
             }
         })
     })
+}
+
+/// `imul d, s, imm` at the destination's width: the low half of the signed product, CF and OF where it did not
+/// fit.
+fn imul3(m: &mut Machine<'_>, o: &[Operand]) -> Result<(), Fault> {
+    let w = bits(&o[0]);
+    let sign = |v: u64| ((v << (64 - w)) as i64 >> (64 - w)) as i128;
+    let wide = sign(gpr(m, &o[1])?) * gpr(m, &o[2])? as i64 as i128;
+    let r = wide as u64 & mask(w);
+    let overflow = if wide != sign(r) { CF | OF } else { 0 };
+    set_flags(m, STATUS, result_flags(r, w) | overflow);
+    set_gpr(m, &o[0], r)
 }
 
 /// `andn` at the destination's width: `!a & b`; SF and ZF from the result, CF and OF clear.
