@@ -363,7 +363,7 @@ fn conditional_branches_agree_with_this_cpu() {
 /// The cases random states reach too seldom or compare too little: shifts and rotates by 1 (where OF is defined,
 /// which the random comparison leaves aside as the count is not known there) and by 64 or 32 (a count of 0: no
 /// flag changes), products that fit (`imul`, `mul`: CF and OF clear) and the one signed overflow
-/// `i64::MIN * -1`, `neg 0`, `dec 0` and the signed overflow of `inc`; shifts by cl of 1 and 64.
+/// `i64::MIN * -1`, `neg 0`, `dec 0` and the signed overflow of `inc`; shifts by cl of 1 and 64; `bsf` of 0.
 /// Each runs on this CPU and on the model from random registers and flags, and the flags named are compared
 /// with the registers.
 #[test]
@@ -401,6 +401,8 @@ fn flag_edge_cases_agree_with_this_cpu() {
         (Op::neg, vec![g(0)], STATUS, Some((0, 0))),
         (Op::inc32, vec![g32(0)], STATUS, Some((0x7fff_ffff, 0))),
         (Op::dec, vec![g(0)], STATUS, Some((0, 0))),
+        // A zero source: ZF set, the destination kept (as AMD documents and Intel's cores do).
+        (Op::bsf, vec![g(0), g(1)], ZF, Some((0x1234, 0))),
         (Op::imul_imm, vec![g(0), g(1), imm(-3)], CF | OF, Some((0, 1 << 40))),
         (Op::imul32_imm, vec![g32(0), g32(1), imm(100)], CF | OF, Some((0, 1 << 20))),
         (Op::shr_cl, vec![g(0), Operand::Gpr8(1)], shift, Some((0x8000_0000_0000_0001, 1))),
