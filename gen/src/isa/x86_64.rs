@@ -609,7 +609,8 @@ macro_rules! x86_64_table {
                 jbe:        "jbe"        (t: Target)                       [] => iced!(Jbe_rel8_64, Jbe_rel32_64);
                 ret:        "ret"        ()                                [] => iced!(Retnq);
 
-                // --- general-purpose: 32-bit forms (writing a 32-bit register zeroes its upper half) and loads ----------
+                // --- general-purpose: 64-bit immediates, stores, 32-bit forms (writing a 32-bit register zeroes its upper
+                // half), loads -----------------------------------------------------------------------------------------
                 /// A 64-bit immediate into a register (`mov r64, imm64`).
                 movabs:     "movabs"     (d: R64, s: Imm64)                [] => iced!(Mov_r64_imm64);
                 /// `and` into memory: a register or a sign-extended imm32.
