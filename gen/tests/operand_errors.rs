@@ -468,7 +468,10 @@ fn x86_64_xmm_and_ymm_operands_are_vex() {
             evex.push(info.name);
         }
     }
-    assert_eq!(evex, ["vinserti64x4", "vextracti64x4"]);
+    assert_eq!(
+        evex,
+        ["vinserti64x4", "vextracti64x4", "vpxord_x", "vpxord_y", "vpternlogd_x", "vpternlogd_y", "vextracti32x4"]
+    );
 }
 
 /// The builder's immediate ranges on x86_64 (`IMM_RANGES`, by operand kind) are the encoder's: for every entry
@@ -488,7 +491,9 @@ fn x86_64_immediate_ranges_are_the_encoders() {
                     K::imm8sex64 | K::imm8sex32 | K::imm8sex16 => (-128, 127),
                     K::imm8_const_1 => (1, 1),
                     K::imm32sex64 => (-(1 << 31), (1 << 31) - 1),
-                    K::imm16 | K::imm32 | K::imm64 => {
+                    K::imm32 => (-(1 << 31), u32::MAX as i64),
+                    K::imm64 => (i64::MIN, i64::MAX),
+                    K::imm16 => {
                         panic!("{}: {code:?}: an immediate kind IMM_RANGES does not know", info.name)
                     }
                     _ => continue,

@@ -186,7 +186,7 @@ fn every_table_entry_assembles() {
             .enumerate()
             .map(|(k, kind)| match *kind {
                 "R64" | "Ri64" | "Rm64" => Operand::Gpr(k as u8 + 1),
-                "R32" => Operand::Gpr32(k as u8 + 1),
+                "R32" | "Ri32" | "Rm32" => Operand::Gpr32(k as u8 + 1),
                 "X" | "Xm" => Operand::Xmm(k as u8 + 3),
                 "Y" | "Ym" => Operand::Ymm(k as u8 + 3),
                 "M128" => Operand::Mem(Size::Xmmword, mem(RSI, 32)),
@@ -195,7 +195,13 @@ fn every_table_entry_assembles() {
                 "M512" => Operand::Mem(Size::Zmmword, mem(RSI, 64)),
                 "M64" | "Addr" => Operand::Mem(Size::Qword, mem(RSI, 8)),
                 "M32" => Operand::Mem(Size::Dword, mem(RSI, 4)),
+                "M8" => Operand::Mem(Size::Byte, mem(RSI, 1)),
+                "Zkz" => Operand::ZmmMaskz(k as u8 + 17, 1),
+                "Kr" => Operand::K(2),
+                "R8" | "Rm8" | "Cl" => Operand::Gpr8(1),
                 "Imm" => Operand::Imm(3),
+                "Imm64" => Operand::Imm(-1 << 40),
+                "I32" => Operand::Imm(1000),
                 "Sel" => Operand::Sel(0x11),
                 "Target" => Operand::Label(asmgen::Label::named("target")),
                 other => panic!("{}: no sample for operand kind {other}", info.name),

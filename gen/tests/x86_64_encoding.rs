@@ -43,6 +43,24 @@ fn samples(kind: &str, here: &Label) -> Vec<Operand> {
     match kind {
         "R64" => gprs(),
         "R32" => [0u8, 1, 7, 8, 15].map(Operand::Gpr32).to_vec(),
+        "Ri32" => {
+            let mut v = samples("R32", here);
+            v.extend([0i64, 1, 127, 128, -128, -129, 500, -500, -1, 0x7fff_ffff, -0x8000_0000].map(Operand::Imm));
+            v
+        }
+        "R8" => [0u8, 1, 3, 4, 5, 6, 7, 8, 15].map(Operand::Gpr8).to_vec(),
+        "Rm8" => {
+            let mut v = samples("R8", here);
+            v.extend(mems(Size::Byte));
+            v
+        }
+        "M8" => mems(Size::Byte),
+        "Cl" => vec![Operand::Gpr8(1)],
+        "Rm32" => {
+            let mut v = samples("R32", here);
+            v.extend(mems(Size::Dword));
+            v
+        }
         "Ri64" => {
             let mut v = gprs();
             v.extend([0i64, 1, 127, 128, -128, -129, 500, -500, 0x7fff_ffff].map(Operand::Imm));
@@ -73,12 +91,16 @@ fn samples(kind: &str, here: &Label) -> Vec<Operand> {
             v.extend([64, 8128, 8192, -8192, -8256].map(|d| Operand::Mem(Size::Zmmword, mem(RCX, d))));
             v
         }
+        "Zkz" => [(0u8, 1u8), (1, 7), (8, 2), (15, 3), (16, 1), (31, 7)].map(|(z, k)| Operand::ZmmMaskz(z, k)).to_vec(),
+        "Kr" => [0u8, 1, 7].map(Operand::K).to_vec(),
         "M512" => samples("Zm", here).into_iter().filter(|o| matches!(o, Operand::Mem(..))).collect(),
         "M128" => mems(Size::Xmmword),
         "M256" => mems(Size::Ymmword),
         "M64" | "Addr" => mems(Size::Qword),
         "M32" => mems(Size::Dword),
         "Imm" => [1i64, 4, 31].map(Operand::Imm).to_vec(),
+        "I32" => [0i64, 1, 127, 128, -128, -129, 100_000, -1, 0x7fff_ffff].map(Operand::Imm).to_vec(),
+        "Imm64" => [0i64, -1, 1 << 40, i64::MIN, i64::MAX].map(Operand::Imm).to_vec(),
         "Sel" => [0u8, 1, 0x11, 0x4e, 0xff].map(Operand::Sel).to_vec(),
         other => panic!("no samples for operand kind {other}"),
     }

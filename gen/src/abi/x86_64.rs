@@ -64,13 +64,15 @@ impl Conventions for X86_64 {
         Reg::Gpr(4)
     }
     fn writes(op: Op, operands: &[Operand], reg: Reg) -> bool {
-        if reg == Reg::Gpr(4) && matches!(op, Op::push | Op::pop) {
+        if reg == Reg::Gpr(4) && matches!(op, Op::push | Op::pop | Op::call | Op::pushfq | Op::popfq) {
             return true;
         }
         // Register destinations are the first operand, named `d` (`r` for one-operand entries such as `pop`).
         let first = match (operands.first(), reg) {
-            (Some(Operand::Gpr(n) | Operand::Gpr32(n)), Reg::Gpr(r)) => *n == r,
-            (Some(Operand::Xmm(n) | Operand::Ymm(n) | Operand::Zmm(n)), Reg::Vec(r)) => *n == r,
+            (Some(Operand::Gpr(n) | Operand::Gpr32(n) | Operand::Gpr8(n)), Reg::Gpr(r)) => *n == r,
+            (Some(Operand::Xmm(n) | Operand::Ymm(n) | Operand::Zmm(n) | Operand::ZmmMaskz(n, _)), Reg::Vec(r)) => {
+                *n == r
+            }
             _ => false,
         };
         let named = first && op != Op::push && matches!(X86_64::info(op).operands.first(), Some(&("d" | "r")));
@@ -90,9 +92,10 @@ impl Conventions for X86_64 {
         let vecs = if abi == Abi::Win64 { frame.saved.len() - pushes } else { 0 };
         let depth = 8 * pushes as i64 + alloc(pushes, frame.locals.allocation() + 16 * vecs as u32) as i64;
         operands.iter().any(|o| match o {
-            Operand::Gpr(4) | Operand::Gpr32(4) => true,
+            Operand::Gpr(4) | Operand::Gpr32(4) | Operand::Gpr8(4) => true,
             Operand::Mem(size, m) if m.base == Some(regs::RSP) || m.index.is_some_and(|(i, _)| i == regs::RSP) => {
                 let width = match size {
+                    Size::Byte => 1,
                     Size::Dword => 4,
                     Size::Qword => 8,
                     Size::Xmmword => 16,

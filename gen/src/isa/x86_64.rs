@@ -24,6 +24,8 @@ crate::define_features! {
         Avx = "AVX",
         /// AVX2 (integer ops on ymm).
         Avx2 = "AVX2",
+        /// BMI1 (`andn`).
+        Bmi1 = "BMI1",
         /// BMI2.
         Bmi2 = "BMI2",
         /// ADX (`adcx`, `adox`: two independent carry chains).
@@ -44,6 +46,8 @@ crate::define_features! {
         Avx512bw = "AVX512BW",
         /// AVX-512 on xmm and ymm (EVEX forms of 128- and 256-bit instructions, xmm16-xmm31).
         Avx512vl = "AVX512VL",
+        /// `movbe` (load or store with the bytes swapped).
+        Movbe = "MOVBE",
     }
 }
 
@@ -53,6 +57,17 @@ pub struct Gpr(pub u8);
 /// The 32-bit view of a general-purpose register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Gpr32(pub u8);
+/// The low byte of a general-purpose register: al, cl, dl, bl, spl, bpl, sil, dil, r8b..r15b (numbered as the
+/// 64-bit registers; ah..bh are not named).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Gpr8(pub u8);
+/// An AVX-512 opmask register: k0..k7 (k0 cannot mask: it means "no mask" in an encoding).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct K(pub u8);
+/// A zmm destination written under a zeroing opmask, `zmm{n}{k}{z}`: each element whose mask bit is clear is zeroed
+/// ([`Zmm::maskz`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ZmmMaskz(pub Zmm, pub K);
 /// A 128-bit vector register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Xmm(pub u8);
@@ -66,7 +81,7 @@ pub struct Zmm(pub u8);
 #[allow(missing_docs)]
 pub mod regs {
     //! Register names.
-    use super::{Gpr, Xmm, Ymm, Zmm};
+    use super::{Gpr, Gpr8, Xmm, Ymm, Zmm, K};
     pub const RAX: Gpr = Gpr(0);
     pub const RCX: Gpr = Gpr(1);
     pub const RDX: Gpr = Gpr(2);
@@ -83,6 +98,8 @@ pub mod regs {
     pub const R13: Gpr = Gpr(13);
     pub const R14: Gpr = Gpr(14);
     pub const R15: Gpr = Gpr(15);
+    /// cl, the count of the shifts by a register.
+    pub const CL: Gpr8 = Gpr8(1);
     /// `xmm(n)`.
     pub const fn xmm(n: u8) -> Xmm {
         Xmm(n)
@@ -95,8 +112,22 @@ pub mod regs {
     pub const fn zmm(n: u8) -> Zmm {
         Zmm(n)
     }
+    /// `k(n)`, the opmask register n in 0..8.
+    pub const fn k(n: u8) -> K {
+        K(n)
+    }
 }
 
+impl Gpr {
+    /// The 32-bit view (writing it zeroes the upper half).
+    pub fn d(self) -> Gpr32 {
+        Gpr32(self.0)
+    }
+    /// The low byte (writing it keeps the other bytes).
+    pub fn b(self) -> Gpr8 {
+        Gpr8(self.0)
+    }
+}
 impl Xmm {
     /// The ymm register this xmm is the low half of.
     pub fn y(self) -> Ymm {
@@ -118,11 +149,17 @@ impl Zmm {
     pub fn y(self) -> Ymm {
         Ymm(self.0)
     }
+    /// This register as a destination under the zeroing opmask `k` (k1..k7): `zmm{n}{k}{z}`.
+    pub fn maskz(self, k: K) -> ZmmMaskz {
+        ZmmMaskz(self, k)
+    }
 }
 
 /// The 64-bit general-purpose registers' names.
 pub const GPR64: [&str; 16] =
     ["rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15"];
+const GPR8: [&str; 16] =
+    ["al", "cl", "dl", "bl", "spl", "bpl", "sil", "dil", "r8b", "r9b", "r10b", "r11b", "r12b", "r13b", "r14b", "r15b"];
 const GPR32: [&str; 16] = [
     "eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi", "r8d", "r9d", "r10d", "r11d", "r12d", "r13d", "r14d",
     "r15d",
@@ -200,6 +237,8 @@ pub fn rip_off(label: &Label, disp: i32) -> Mem {
 /// The width of a memory access, printed as Intel syntax's `... ptr`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Size {
+    /// 1 byte.
+    Byte,
     /// 4 bytes.
     Dword,
     /// 8 bytes.
@@ -219,12 +258,18 @@ pub enum Operand {
     Gpr(u8),
     /// 32-bit register.
     Gpr32(u8),
+    /// 8-bit register: the low byte of general-purpose register n (al, cl, ..., spl, bpl, sil, dil, r8b..r15b).
+    Gpr8(u8),
     /// xmm register.
     Xmm(u8),
     /// ymm register.
     Ymm(u8),
     /// zmm register.
     Zmm(u8),
+    /// zmm register `.0` as a destination under the zeroing opmask k`.1` (1..=7): printed `zmm{n}{k}{z}`.
+    ZmmMaskz(u8, u8),
+    /// Opmask register k0..k7.
+    K(u8),
     /// Memory of a given width.
     Mem(Size, Mem),
     /// Immediate printed in decimal (counts, offsets).
@@ -253,6 +298,18 @@ kinds! {
     R32 { Gpr32 => |g| Operand::Gpr32(g.0) }
     /// r64 or imm32.
     Ri64 { Gpr => |g| Operand::Gpr(g.0), i32 => |i| Operand::Imm(i as i64) }
+    /// r32 or imm32 (an `i32`, printed in decimal; the 32-bit forms take all 32 bits of it).
+    Ri32 { Gpr32 => |g| Operand::Gpr32(g.0), i32 => |i| Operand::Imm(i as i64) }
+    /// r32 or m32.
+    Rm32 { Gpr32 => |g| Operand::Gpr32(g.0), Mem => |m| Operand::Mem(Size::Dword, m) }
+    /// r8.
+    R8 { Gpr8 => |g| Operand::Gpr8(g.0) }
+    /// r8 or m8.
+    Rm8 { Gpr8 => |g| Operand::Gpr8(g.0), Mem => |m| Operand::Mem(Size::Byte, m) }
+    /// m8.
+    M8 { Mem => |m| Operand::Mem(Size::Byte, m) }
+    /// The shift count register cl ([`regs::CL`]; the builder refuses another).
+    Cl { Gpr8 => |g| Operand::Gpr8(g.0) }
     /// r64 or m64.
     Rm64 { Gpr => |g| Operand::Gpr(g.0), Mem => |m| Operand::Mem(Size::Qword, m) }
     /// xmm.
@@ -277,10 +334,18 @@ kinds! {
     Zm { Zmm => |z| Operand::Zmm(z.0), Mem => |m| Operand::Mem(Size::Zmmword, m) }
     /// m512.
     M512 { Mem => |m| Operand::Mem(Size::Zmmword, m) }
+    /// zmm destination under a zeroing opmask, `zmm{k}{z}` ([`Zmm::maskz`]).
+    Zkz { ZmmMaskz => |z| Operand::ZmmMaskz(z.0 .0, z.1 .0) }
+    /// Opmask register.
+    Kr { K => |k| Operand::K(k.0) }
     /// Memory whose address is taken (`lea`).
     Addr { Mem => |m| Operand::Mem(Size::Qword, m) }
     /// Immediate count or offset.
     Imm { i32 => |i| Operand::Imm(i as i64) }
+    /// An imm32 (a multiplier), printed in decimal.
+    I32 { i32 => |i| Operand::Imm(i as i64) }
+    /// A 64-bit immediate (`movabs`), printed in decimal.
+    Imm64 { i64 => |i| Operand::Imm(i), u64 => |i| Operand::Imm(i as i64) }
     /// Immediate selector byte (printed in hex).
     Sel { u8 => |i| Operand::Sel(i) }
     /// Branch target.
@@ -318,18 +383,22 @@ macro_rules! x86_64_table {
         $define! {
                 isa: X86_64, feature: X86Feature, encoding: X86Encoding;
                 methods {
-                    /// `mov`: register or immediate (`mov`), load (`mov_load`), store (`mov_store`).
+                    /// `mov`: register or immediate (`mov`), load (`mov_load`), store (`mov_store`); 32-bit
+                    /// (`mov32`, `mov32_load`, `mov32_store`); a byte register to r8 or m8 (`mov8`).
                     mov(d, s);
-                    /// `xor`: 32-bit registers (`xor32`; writing the low half zeroes the rest).
+                    /// `xor`: 64-bit (`xor`), 32-bit registers (`xor32`; writing the low half zeroes the rest), or a
+                    /// 32-bit load (`xor32_load`).
                     xor(d, s);
                     /// `vmovdqu`: load or store, xmm (`vmovdqu_load`, `vmovdqu_store`) or ymm (`vmovdqu_load_y`,
                     /// `vmovdqu_store_y`).
                     vmovdqu(d, s);
-                    /// `vmovdqa`: xmm (`vmovdqa`) or ymm (`vmovdqa_y`), register or aligned memory.
+                    /// `vmovdqa`: xmm (`vmovdqa`) or ymm (`vmovdqa_y`), register or aligned memory; aligned stores
+                    /// (`vmovdqa_store`, `vmovdqa_store_y`).
                     vmovdqa(d, s);
-                    /// `vmovq`: from memory (`vmovq_load`) or from a 64-bit register (`vmovq_gpr`).
+                    /// `vmovq`: from memory (`vmovq_load`), from a 64-bit register (`vmovq_gpr`) or to one
+                    /// (`vmovq_to_gpr`).
                     vmovq(d, s);
-                    /// `vmovd`: store of the low dword (`vmovd_store`).
+                    /// `vmovd`: store of the low dword (`vmovd_store`) or from a 32-bit register (`vmovd_gpr`).
                     vmovd(d, s);
                     /// `vpxor`: xmm (`vpxor`) or ymm (`vpxor_y`).
                     vpxor(d, a, b);
@@ -386,9 +455,7 @@ macro_rules! x86_64_table {
                     vpsllvq(d, a, n);
                     /// `vpsrlvq`: ymm (`vpsrlvq_y`).
                     vpsrlvq(d, a, n);
-                    /// `vpbroadcastd`: ymm (`vpbroadcastd_y`) or zmm (`vpbroadcastd_z`) from memory.
-                    vpbroadcastd(d, s);
-                    /// `vpsrlq`: xmm (`vpsrlq`) or zmm (`vpsrlq_z`).
+                    /// `vpsrlq`: xmm (`vpsrlq`), ymm (`vpsrlq_y`) or zmm (`vpsrlq_z`).
                     vpsrlq(d, a, n);
                     /// `vmovdqu64`: zmm from zmm or memory (`vmovdqu64`), or store (`vmovdqu64_store`).
                     vmovdqu64(d, s);
@@ -396,22 +463,102 @@ macro_rules! x86_64_table {
                     vpblendd(d, a, b, sel);
                     /// `movdqa` (legacy SSE): register or aligned memory (`movdqa`), or store (`movdqa_store`).
                     movdqa(d, s);
-                    /// `movdqu` (legacy SSE): load (`movdqu_load`) or store (`movdqu_store`).
+                    /// `movdqu` (legacy SSE): register or load (`movdqu_load`) or store (`movdqu_store`).
                     movdqu(d, s);
+                    /// `add`: r64 (`add`), r32 (`add32`), r8 or m8 (`add8`), or a load (`add_load`, `add32_load`).
+                    add(d, s);
+                    /// `adc`: r64 (`adc`) or a load (`adc_load`).
+                    adc(d, s);
+                    /// `sbb`: r64 (`sbb`) or a load (`sbb_load`).
+                    sbb(d, s);
+                    /// `sub`: r64 (`sub`), r32 (`sub32`) or a load (`sub_load`).
+                    sub(d, s);
+                    /// `and`: r64 (`and`), r32 (`and32`), r8 or m8 (`and8`), a load (`and_load`) or into m64
+                    /// (`and_store`).
+                    and(d, s);
+                    /// `or`: r64 (`or`), r32 (`or32`), a load (`or_load`) or into m64 (`or_store`).
+                    or(d, s);
+                    /// `cmp`: r64 (`cmp`), r32 (`cmp32`), against memory (`cmp_load`), r8 or m8 with an immediate
+                    /// (`cmp8`).
+                    cmp(a, b);
+                    /// `test`: r64 (`test`) or r32 (`test32`).
+                    test(a, b);
+                    /// `lea`: 64-bit (`lea`) or 32-bit (`lea32`) result.
+                    lea(d, a);
+                    /// `imul`: r64 (`imul`) or r32 (`imul32`).
+                    imul(d, s);
+                    /// `imul` by an immediate: r64 (`imul_imm`) or r32 (`imul32_imm`).
+                    imul_imm(d, s, n);
+                    /// `shl`: r64 (`shl`) or r32 (`shl32`) by an immediate, r64 by cl (`shl_cl`).
+                    shl(d, n);
+                    /// `shr`: r64 (`shr`) or r32 (`shr32`) by an immediate, r64 by cl (`shr_cl`).
+                    shr(d, n);
+                    /// `rol`: r64 (`rol`) or r32 (`rol32`).
+                    rol(d, n);
+                    /// `ror`: r64 (`ror`) or r32 (`ror32`).
+                    ror(d, n);
+                    /// `rorx`: r64 (`rorx`) or r32 (`rorx32`).
+                    rorx(d, s, n);
+                    /// `shld`: r64 (`shld`) or r32 (`shld32`) by an immediate, r64 or m64 by cl (`shld_cl`).
+                    shld(d, s, n);
+                    /// `shrd`: r64 (`shrd`) or r32 (`shrd32`) by an immediate, r64 or m64 by cl (`shrd_cl`).
+                    shrd(d, s, n);
+                    /// `bswap`: r64 (`bswap`) or r32 (`bswap32`).
+                    bswap(r);
+                    /// `dec`: r64 (`dec`) or r32 (`dec32`).
+                    dec(r);
+                    /// `inc`: r64 (`inc`) or r32 (`inc32`).
+                    inc(r);
+                    /// `neg`: r64 (`neg`) or r32 (`neg32`).
+                    neg(r);
+                    /// `not`: r64 (`not`) or r32 (`not32`).
+                    not(r);
+                    /// `andn`: r64 (`andn`) or r32 (`andn32`).
+                    andn(d, a, b);
+                    /// `movq` (legacy SSE): to a 64-bit register (`movq_to_gpr`), from one (`movq_from_gpr`), load
+                    /// (`movq_load`) or store (`movq_store`).
+                    movq(d, s);
+                    /// `movd` (legacy SSE): from a 32-bit register (`movd_from_gpr`), to one (`movd_to_gpr`), load
+                    /// (`movd_load`) or store (`movd_store`).
+                    movd(d, s);
+                    /// `movups`: register or load (`movups`) or store (`movups_store`).
+                    movups(d, s);
+                    /// `movaps`: register or aligned load (`movaps`) or aligned store (`movaps_store`).
+                    movaps(d, s);
+                    /// `vmovups`: load (`vmovups_load`) or store (`vmovups_store`).
+                    vmovups(d, s);
+                    /// `vpalignr`: xmm (`vpalignr`) or ymm (`vpalignr_y`).
+                    vpalignr(d, a, b, n);
+                    /// `vpmuludq`: xmm (`vpmuludq`) or ymm (`vpmuludq_y`).
+                    vpmuludq(d, a, b);
+                    /// `vpbroadcastq` to ymm: from memory (`vpbroadcastq_y`) or from an xmm register
+                    /// (`vpbroadcastq_y_reg`).
+                    vpbroadcastq(d, s);
+                    /// `vmovdqu8` (AVX-512BW): zmm from zmm or memory (`vmovdqu8`), under a zeroing mask
+                    /// (`vmovdqu8_maskz`), or store (`vmovdqu8_store`).
+                    vmovdqu8(d, s);
+                    /// `movzx` of a byte: to a 32-bit (`movzx32`) or 64-bit register (`movzx`).
+                    movzx(d, s);
+                    /// `vpxord`: xmm (`vpxord_x`), ymm (`vpxord_y`) or zmm (`vpxord`).
+                    vpxord(d, a, b);
+                    /// `vpternlogd`: xmm (`vpternlogd_x`), ymm (`vpternlogd_y`) or zmm (`vpternlogd`).
+                    vpternlogd(d, a, b, sel);
+                    /// `vpbroadcastd` to ymm from an xmm register (`vpbroadcastd_y_reg`).
+                    vpbroadcastd(d, s);
                 }
 
                 // --- general-purpose ---------------------------------------------------------------------------------
                 mov:        "mov"        (d: R64, s: Ri64)                 [] as mov => iced!(Mov_rm64_r64, Mov_rm64_imm32);
                 mov_load:   "mov"        (d: R64, s: M64)                  [] as mov => iced!(Mov_r64_rm64);
                 mov_store:  "mov"        (d: M64, s: R64)                  [] as mov => iced!(Mov_rm64_r64);
-                lea:        "lea"        (d: R64, a: Addr)                 [] => iced!(Lea_r64_m);
-                add:        "add"        (d: R64, s: Ri64)                 []
+                lea:        "lea"        (d: R64, a: Addr)                 [] as lea => iced!(Lea_r64_m);
+                add:        "add"        (d: R64, s: Ri64)                 [] as add
                     => iced!(Add_rm64_r64, Add_rm64_imm8, Add_RAX_imm32, Add_rm64_imm32);
                 /// Add with carry.
-                adc:        "adc"        (d: R64, s: Ri64)                 []
+                adc:        "adc"        (d: R64, s: Ri64)                 [] as adc
                     => iced!(Adc_rm64_r64, Adc_rm64_imm8, Adc_RAX_imm32, Adc_rm64_imm32);
                 /// Subtract with borrow (CF).
-                sbb:        "sbb"        (d: R64, s: Ri64)                 []
+                sbb:        "sbb"        (d: R64, s: Ri64)                 [] as sbb
                     => iced!(Sbb_rm64_r64, Sbb_rm64_imm8, Sbb_RAX_imm32, Sbb_rm64_imm32);
                 /// Add with carry through CF only (the other flags kept): one of two independent carry chains.
                 adcx:       "adcx"       (d: R64, s: Rm64)                 [Adx] => iced!(Adcx_r64_rm64);
@@ -422,29 +569,31 @@ macro_rules! x86_64_table {
                 /// Unsigned multiply by rdx, flags untouched: the product in `d` (high) and `lo` (low).
                 mulx:       "mulx"       (d: R64, lo: R64, s: Rm64)        [Bmi2] => iced!(VEX_Mulx_r64_r64_rm64);
                 /// Signed multiply, the low 64 bits of the product (CF and OF: the product did not fit).
-                imul:       "imul"       (d: R64, s: Rm64)                 [] => iced!(Imul_r64_rm64);
-                sub:        "sub"        (d: R64, s: Ri64)                 []
+                imul:       "imul"       (d: R64, s: Rm64)                 [] as imul => iced!(Imul_r64_rm64);
+                sub:        "sub"        (d: R64, s: Ri64)                 [] as sub
                     => iced!(Sub_rm64_r64, Sub_rm64_imm8, Sub_RAX_imm32, Sub_rm64_imm32);
-                and:        "and"        (d: R64, s: Ri64)                 []
+                and:        "and"        (d: R64, s: Ri64)                 [] as and
                     => iced!(And_rm64_r64, And_rm64_imm8, And_RAX_imm32, And_rm64_imm32);
-                xor32:      "xor"        (d: R32, s: R32)                  [] as xor => iced!(Xor_rm32_r32);
-                cmp:        "cmp"        (a: R64, b: Ri64)                 []
+                xor32:      "xor"        (d: R32, s: Ri32)                 [] as xor
+                    => iced!(Xor_rm32_r32, Xor_rm32_imm8, Xor_EAX_imm32, Xor_rm32_imm32);
+                cmp:        "cmp"        (a: R64, b: Ri64)                 [] as cmp
                     => iced!(Cmp_rm64_r64, Cmp_rm64_imm8, Cmp_RAX_imm32, Cmp_rm64_imm32);
-                test:       "test"       (a: R64, b: R64)                  [] => iced!(Test_rm64_r64);
-                shl:        "shl"        (d: R64, n: Imm)                  [] => iced!(Shl_rm64_1, Shl_rm64_imm8);
-                shr:        "shr"        (d: R64, n: Imm)                  [] => iced!(Shr_rm64_1, Shr_rm64_imm8);
+                test:       "test"       (a: R64, b: Ri64)                 [] as test
+                    => iced!(Test_rm64_r64, Test_RAX_imm32, Test_rm64_imm32);
+                shl:        "shl"        (d: R64, n: Imm)                  [] as shl => iced!(Shl_rm64_1, Shl_rm64_imm8);
+                shr:        "shr"        (d: R64, n: Imm)                  [] as shr => iced!(Shr_rm64_1, Shr_rm64_imm8);
                 /// Rotate left by `n` (mod 64); CF and OF only.
-                rol:        "rol"        (d: R64, n: Imm)                  [] => iced!(Rol_rm64_1, Rol_rm64_imm8);
+                rol:        "rol"        (d: R64, n: Imm)                  [] as rol => iced!(Rol_rm64_1, Rol_rm64_imm8);
                 /// Rotate right by `n` (mod 64); CF and OF only.
-                ror:        "ror"        (d: R64, n: Imm)                  [] => iced!(Ror_rm64_1, Ror_rm64_imm8);
+                ror:        "ror"        (d: R64, n: Imm)                  [] as ror => iced!(Ror_rm64_1, Ror_rm64_imm8);
                 /// Rotate right by `n` (mod 64) into another register, flags untouched.
-                rorx:       "rorx"       (d: R64, s: Rm64, n: Imm)         [Bmi2] => iced!(VEX_Rorx_r64_rm64_imm8);
+                rorx:       "rorx"       (d: R64, s: Rm64, n: Imm)         [Bmi2] as rorx => iced!(VEX_Rorx_r64_rm64_imm8);
                 /// Shift `d` left by `n` (mod 64), filling from the top bits of `s`.
-                shld:       "shld"       (d: R64, s: R64, n: Imm)          [] => iced!(Shld_rm64_r64_imm8);
+                shld:       "shld"       (d: R64, s: R64, n: Imm)          [] as shld => iced!(Shld_rm64_r64_imm8);
                 /// Shift `d` right by `n` (mod 64), filling from the low bits of `s`.
-                shrd:       "shrd"       (d: R64, s: R64, n: Imm)          [] => iced!(Shrd_rm64_r64_imm8);
+                shrd:       "shrd"       (d: R64, s: R64, n: Imm)          [] as shrd => iced!(Shrd_rm64_r64_imm8);
                 /// Byte-swap a 64-bit register (big-endian <-> native).
-                bswap:      "bswap"      (r: R64)                          [] => iced!(Bswap_r64);
+                bswap:      "bswap"      (r: R64)                          [] as bswap => iced!(Bswap_r64);
                 push:       "push"       (r: R64)                          [] => iced!(Push_r64);
                 pop:        "pop"        (r: R64)                          [] => iced!(Pop_r64);
                 jmp:        "jmp"        (t: Target)                       [] => iced!(Jmp_rel8_64, Jmp_rel32_64);
@@ -459,6 +608,154 @@ macro_rules! x86_64_table {
                 /// Jump if below or equal (unsigned <=).
                 jbe:        "jbe"        (t: Target)                       [] => iced!(Jbe_rel8_64, Jbe_rel32_64);
                 ret:        "ret"        ()                                [] => iced!(Retnq);
+
+                // --- general-purpose: 64-bit immediates, stores, 32-bit forms (writing a 32-bit register zeroes its upper
+                // half), loads -----------------------------------------------------------------------------------------
+                /// A 64-bit immediate into a register (`mov r64, imm64`).
+                movabs:     "movabs"     (d: R64, s: Imm64)                [] => iced!(Mov_r64_imm64);
+                /// `and` into memory: a register or a sign-extended imm32.
+                and_store:  "and"        (d: M64, s: Ri64)                 [] as and
+                    => iced!(And_rm64_r64, And_rm64_imm8, And_rm64_imm32);
+                /// `or` into memory: a register or a sign-extended imm32.
+                or_store:   "or"         (d: M64, s: Ri64)                 [] as or
+                    => iced!(Or_rm64_r64, Or_rm64_imm8, Or_rm64_imm32);
+                mov32:      "mov"        (d: R32, s: Ri32)                 [] as mov => iced!(Mov_rm32_r32, Mov_r32_imm32);
+                mov32_load: "mov"        (d: R32, s: M32)                  [] as mov => iced!(Mov_r32_rm32);
+                mov32_store: "mov"       (d: M32, s: R32)                  [] as mov => iced!(Mov_rm32_r32);
+                /// The low 32 bits of the address.
+                lea32:      "lea"        (d: R32, a: Addr)                 [] as lea => iced!(Lea_r32_m);
+                add32:      "add"        (d: R32, s: Ri32)                 [] as add
+                    => iced!(Add_rm32_r32, Add_rm32_imm8, Add_EAX_imm32, Add_rm32_imm32);
+                add_load:   "add"        (d: R64, s: M64)                  [] as add => iced!(Add_r64_rm64);
+                add32_load: "add"        (d: R32, s: M32)                  [] as add => iced!(Add_r32_rm32);
+                adc_load:   "adc"        (d: R64, s: M64)                  [] as adc => iced!(Adc_r64_rm64);
+                sbb_load:   "sbb"        (d: R64, s: M64)                  [] as sbb => iced!(Sbb_r64_rm64);
+                sub32:      "sub"        (d: R32, s: Ri32)                 [] as sub
+                    => iced!(Sub_rm32_r32, Sub_rm32_imm8, Sub_EAX_imm32, Sub_rm32_imm32);
+                sub_load:   "sub"        (d: R64, s: M64)                  [] as sub => iced!(Sub_r64_rm64);
+                and32:      "and"        (d: R32, s: Ri32)                 [] as and
+                    => iced!(And_rm32_r32, And_rm32_imm8, And_EAX_imm32, And_rm32_imm32);
+                and_load:   "and"        (d: R64, s: M64)                  [] as and => iced!(And_r64_rm64);
+                or:         "or"         (d: R64, s: Ri64)                 [] as or
+                    => iced!(Or_rm64_r64, Or_rm64_imm8, Or_RAX_imm32, Or_rm64_imm32);
+                or32:       "or"         (d: R32, s: Ri32)                 [] as or
+                    => iced!(Or_rm32_r32, Or_rm32_imm8, Or_EAX_imm32, Or_rm32_imm32);
+                or_load:    "or"         (d: R64, s: M64)                  [] as or => iced!(Or_r64_rm64);
+                xor:        "xor"        (d: R64, s: Ri64)                 [] as xor
+                    => iced!(Xor_rm64_r64, Xor_rm64_imm8, Xor_RAX_imm32, Xor_rm64_imm32);
+                xor32_load: "xor"        (d: R32, s: M32)                  [] as xor => iced!(Xor_r32_rm32);
+                cmp32:      "cmp"        (a: R32, b: Ri32)                 [] as cmp
+                    => iced!(Cmp_rm32_r32, Cmp_rm32_imm8, Cmp_EAX_imm32, Cmp_rm32_imm32);
+                cmp_load:   "cmp"        (a: R64, b: M64)                  [] as cmp => iced!(Cmp_r64_rm64);
+                test32:     "test"       (a: R32, b: R32)                  [] as test => iced!(Test_rm32_r32);
+                /// Signed multiply, the low 32 bits of the product (CF and OF: the product did not fit).
+                imul32:     "imul"       (d: R32, s: Rm32)                 [] as imul => iced!(Imul_r32_rm32);
+                /// Signed multiply of `s` by an immediate, the low 64 bits (CF and OF: the product did not fit).
+                imul_imm:   "imul"       (d: R64, s: Rm64, n: I32)         [] as imul_imm
+                    => iced!(Imul_r64_rm64_imm8, Imul_r64_rm64_imm32);
+                /// Signed multiply of `s` by an immediate, the low 32 bits (CF and OF: the product did not fit).
+                imul32_imm: "imul"       (d: R32, s: Rm32, n: I32)         [] as imul_imm
+                    => iced!(Imul_r32_rm32_imm8, Imul_r32_rm32_imm32);
+                /// Push the flags (RFLAGS; the model's: the status flags, IF and the reserved bit 1).
+                pushfq:     "pushfq"     ()                                [] => iced!(Pushfq);
+                /// Pop the flags (the model keeps the status flags of the value).
+                popfq:      "popfq"      ()                                [] => iced!(Popfq);
+                shl32:      "shl"        (d: R32, n: Imm)                  [] as shl => iced!(Shl_rm32_1, Shl_rm32_imm8);
+                shr32:      "shr"        (d: R32, n: Imm)                  [] as shr => iced!(Shr_rm32_1, Shr_rm32_imm8);
+                /// Arithmetic shift right by `n` (mod 64): the sign bit fills.
+                sar:        "sar"        (d: R64, n: Imm)                  [] => iced!(Sar_rm64_1, Sar_rm64_imm8);
+                /// Rotate left by `n` (mod 32); CF and OF only.
+                rol32:      "rol"        (d: R32, n: Imm)                  [] as rol => iced!(Rol_rm32_1, Rol_rm32_imm8);
+                /// Rotate right by `n` (mod 32); CF and OF only.
+                ror32:      "ror"        (d: R32, n: Imm)                  [] as ror => iced!(Ror_rm32_1, Ror_rm32_imm8);
+                /// Rotate right by `n` (mod 32) into another register, flags untouched.
+                rorx32:     "rorx"       (d: R32, s: Rm32, n: Imm)         [Bmi2] as rorx => iced!(VEX_Rorx_r32_rm32_imm8);
+                shld32:     "shld"       (d: R32, s: R32, n: Imm)          [] as shld => iced!(Shld_rm32_r32_imm8);
+                shrd32:     "shrd"       (d: R32, s: R32, n: Imm)          [] as shrd => iced!(Shrd_rm32_r32_imm8);
+                bswap32:    "bswap"      (r: R32)                          [] as bswap => iced!(Bswap_r32);
+                /// Decrement (CF kept).
+                dec:        "dec"        (r: R64)                          [] as dec => iced!(Dec_rm64);
+                dec32:      "dec"        (r: R32)                          [] as dec => iced!(Dec_rm32);
+                /// Increment (CF kept).
+                inc:        "inc"        (r: R64)                          [] as inc => iced!(Inc_rm64);
+                inc32:      "inc"        (r: R32)                          [] as inc => iced!(Inc_rm32);
+                /// Two's complement negation (CF: the operand was not zero).
+                neg:        "neg"        (r: R64)                          [] as neg => iced!(Neg_rm64);
+                neg32:      "neg"        (r: R32)                          [] as neg => iced!(Neg_rm32);
+                /// Bitwise not, flags untouched.
+                not:        "not"        (r: R64)                          [] as not => iced!(Not_rm64);
+                not32:      "not"        (r: R32)                          [] as not => iced!(Not_rm32);
+                /// `!a & b` (BMI1).
+                andn:       "andn"       (d: R64, a: R64, b: Rm64)         [Bmi1] as andn => iced!(VEX_Andn_r64_r64_rm64);
+                andn32:     "andn"       (d: R32, a: R32, b: Rm32)         [Bmi1] as andn => iced!(VEX_Andn_r32_r32_rm32);
+                /// `s` shifted left by `n` (mod 64), flags untouched.
+                shlx:       "shlx"       (d: R64, s: Rm64, n: R64)         [Bmi2] => iced!(VEX_Shlx_r64_rm64_r64);
+                /// `s` shifted right (logical) by `n` (mod 64), flags untouched.
+                shrx:       "shrx"       (d: R64, s: Rm64, n: R64)         [Bmi2] => iced!(VEX_Shrx_r64_rm64_r64);
+                /// `s` with the bits from index `n & 255` up cleared (CF: the index is over 63).
+                bzhi:       "bzhi"       (d: R64, s: Rm64, n: R64)         [Bmi2] => iced!(VEX_Bzhi_r64_rm64_r64);
+                /// CF = bit `n` (mod 64) of `a`.
+                bt:         "bt"         (a: R64, n: Imm)                  [] => iced!(Bt_rm64_imm8);
+                /// The index of the lowest set bit of `s` (ZF: `s` is zero, `d` then kept). Marked variable-time:
+                /// older cores take longer on some inputs.
+                bsf:        "bsf"        (d: R64, s: Rm64)                 [] => iced!(Bsf_r64_rm64);
+                /// Load with the bytes swapped (big-endian <-> native).
+                movbe:      "movbe"      (d: R64, s: M64)                  [Movbe] => iced!(Movbe_r64_m64);
+                /// Move if below (CF).
+                cmovb:      "cmovb"      (d: R64, s: Rm64)                 [] => iced!(Cmovb_r64_rm64);
+                /// Move if above or equal (not CF).
+                cmovae:     "cmovae"     (d: R64, s: Rm64)                 [] => iced!(Cmovae_r64_rm64);
+                /// Move if zero (ZF; `cmove`).
+                cmovz:      "cmovz"      (d: R64, s: Rm64)                 [] => iced!(Cmove_r64_rm64);
+                /// Move if not zero (not ZF; `cmovne`).
+                cmovnz:     "cmovnz"     (d: R64, s: Rm64)                 [] => iced!(Cmovne_r64_rm64);
+                /// Move if greater (signed: not ZF and SF = OF).
+                cmovg:      "cmovg"      (d: R64, s: Rm64)                 [] => iced!(Cmovg_r64_rm64);
+                /// Jump if greater (signed >: not ZF and SF = OF).
+                jg:         "jg"         (t: Target)                       [] => iced!(Jg_rel8_64, Jg_rel32_64);
+                /// Jump if greater or equal (signed >=: SF = OF).
+                jge:        "jge"        (t: Target)                       [] => iced!(Jge_rel8_64, Jge_rel32_64);
+                /// Jump if less (signed <: SF != OF).
+                jl:         "jl"         (t: Target)                       [] => iced!(Jl_rel8_64, Jl_rel32_64);
+                /// Jump if less or equal (signed <=: ZF or SF != OF).
+                jle:        "jle"        (t: Target)                       [] => iced!(Jle_rel8_64, Jle_rel32_64);
+                /// Jump if sign (SF).
+                js:         "js"         (t: Target)                       [] => iced!(Js_rel8_64, Js_rel32_64);
+                /// Jump if not sign (not SF).
+                jns:        "jns"        (t: Target)                       [] => iced!(Jns_rel8_64, Jns_rel32_64);
+                /// Jump if overflow (OF).
+                jo:         "jo"         (t: Target)                       [] => iced!(Jo_rel8_64, Jo_rel32_64);
+                /// Set the byte if below (CF).
+                setb:       "setb"       (d: R8)                           [] => iced!(Setb_rm8);
+                /// Set the byte if above or equal (not CF).
+                setae:      "setae"      (d: R8)                           [] => iced!(Setae_rm8);
+                /// Set the byte if zero (ZF; `sete`).
+                setz:       "setz"       (d: R8)                           [] => iced!(Sete_rm8);
+                /// Set the byte if not zero (not ZF; `setne`).
+                setnz:      "setnz"      (d: R8)                           [] => iced!(Setne_rm8);
+                // --- general-purpose: bytes, shifts by cl -----------------------------------------------------------------
+                mov8:       "mov"        (d: Rm8, s: R8)                   [] as mov => iced!(Mov_rm8_r8);
+                add8:       "add"        (d: Rm8, s: R8)                   [] as add => iced!(Add_rm8_r8);
+                and8:       "and"        (d: Rm8, s: R8)                   [] as and => iced!(And_rm8_r8);
+                cmp8:       "cmp"        (a: Rm8, b: Imm)                  [] as cmp => iced!(Cmp_rm8_imm8, Cmp_AL_imm8);
+                /// Zero-extends a byte to 32 bits (and so to 64).
+                movzx32:    "movzx"      (d: R32, s: Rm8)                  [] as movzx => iced!(Movzx_r32_rm8);
+                /// Zero-extends a byte to 64 bits.
+                movzx:      "movzx"      (d: R64, s: Rm8)                  [] as movzx => iced!(Movzx_r64_rm8);
+                /// Shift left by cl (mod 64).
+                shl_cl:     "shl"        (d: R64, n: Cl)                   [] as shl => iced!(Shl_rm64_CL);
+                /// Shift right (logical) by cl (mod 64).
+                shr_cl:     "shr"        (d: R64, n: Cl)                   [] as shr => iced!(Shr_rm64_CL);
+                /// `shld` by cl (mod 64).
+                shld_cl:    "shld"       (d: Rm64, s: R64, n: Cl)          [] as shld => iced!(Shld_rm64_r64_CL);
+                /// `shrd` by cl (mod 64).
+                shrd_cl:    "shrd"       (d: Rm64, s: R64, n: Cl)          [] as shrd => iced!(Shrd_rm64_r64_CL);
+                /// Prefetch the cache line of `a` into every level (no fault, no architectural effect).
+                prefetcht0: "prefetcht0" (a: M8)                           [] => iced!(Prefetcht0_m8);
+                /// Call a subroutine of the function: push the return address, jump to `t`.
+                call:       "call"       (t: Target)                       [] => iced!(Call_rel32_64);
+                /// The indirect-branch landing pad (a NOP without CET IBT): the prologue's, as an instruction.
+                endbr64:    "endbr64"    ()                                [] => iced!(Endbr64);
 
                 // --- 128-bit vector (VEX) -------------------------------------------------------------------------------
                 vmovdqu_load:  "vmovdqu" (d: X, s: M128)                   [Avx] as vmovdqu => iced!(VEX_Vmovdqu_xmm_xmmm128);
@@ -486,7 +783,8 @@ macro_rules! x86_64_table {
                 vpsubq:     "vpsubq"     (d: X, a: X, b: Xm)               [Avx] as vpsubq => iced!(VEX_Vpsubq_xmm_xmm_xmmm128);
                 vpshufb:    "vpshufb"    (d: X, a: X, b: Xm)               [Avx] as vpshufb => iced!(VEX_Vpshufb_xmm_xmm_xmmm128);
                 vpshufd:    "vpshufd"    (d: X, a: Xm, sel: Sel)           [Avx] as vpshufd => iced!(VEX_Vpshufd_xmm_xmmm128_imm8);
-                vpalignr:   "vpalignr"   (d: X, a: X, b: Xm, n: Imm)       [Avx] => iced!(VEX_Vpalignr_xmm_xmm_xmmm128_imm8);
+                vpalignr:   "vpalignr"   (d: X, a: X, b: Xm, n: Imm)       [Avx] as vpalignr
+                    => iced!(VEX_Vpalignr_xmm_xmm_xmmm128_imm8);
                 vpunpckldq: "vpunpckldq" (d: X, a: X, b: Xm)               [Avx] as vpunpckldq
                     => iced!(VEX_Vpunpckldq_xmm_xmm_xmmm128);
                 vpunpckhdq: "vpunpckhdq" (d: X, a: X, b: Xm)               [Avx] as vpunpckhdq
@@ -529,6 +827,18 @@ macro_rules! x86_64_table {
                 /// Inverse in GF(2^8)/0x11b, then the affine map of `vgf2p8affineqb`.
                 vgf2p8affineinvqb: "vgf2p8affineinvqb" (d: X, a: X, m: Xm, c: Sel) [Gfni, Avx] as vgf2p8affineinvqb
                     => iced!(VEX_Vgf2p8affineinvqb_xmm_xmm_xmmm128_imm8);
+                /// Moves the low qword into a 64-bit register.
+                vmovq_to_gpr: "vmovq"    (d: R64, s: X)                    [Avx] as vmovq => iced!(VEX_Vmovq_rm64_xmm);
+                /// Moves a 32-bit register into the low dword, zeroing the rest.
+                vmovd_gpr:  "vmovd"      (d: X, s: R32)                    [Avx] as vmovd => iced!(VEX_Vmovd_xmm_rm32);
+                vmovups_load: "vmovups"  (d: X, s: M128)                   [Avx] as vmovups => iced!(VEX_Vmovups_xmm_xmmm128);
+                vmovups_store: "vmovups" (d: M128, s: X)                   [Avx] as vmovups => iced!(VEX_Vmovups_xmmm128_xmm);
+                vxorps:     "vxorps"     (d: X, a: X, b: Xm)               [Avx] => iced!(VEX_Vxorps_xmm_xmm_xmmm128);
+                vpaddb:     "vpaddb"     (d: X, a: X, b: Xm)               [Avx] => iced!(VEX_Vpaddb_xmm_xmm_xmmm128);
+                vpsubd:     "vpsubd"     (d: X, a: X, b: Xm)               [Avx] => iced!(VEX_Vpsubd_xmm_xmm_xmmm128);
+                /// Unsigned multiply of the low dwords of each qword, the 64-bit products.
+                vpmuludq:   "vpmuludq"   (d: X, a: X, b: Xm)               [Avx] as vpmuludq
+                    => iced!(VEX_Vpmuludq_xmm_xmm_xmmm128);
                 /// Dword blend: dword `i` from `b` where bit `i` of `sel` is set, else from `a`.
                 vpblendd:   "vpblendd"   (d: X, a: X, b: Xm, sel: Sel)     [Avx2] as vpblendd
                     => iced!(VEX_Vpblendd_xmm_xmm_xmmm128_imm8);
@@ -546,9 +856,74 @@ macro_rules! x86_64_table {
                 movdqa:     "movdqa"     (d: X, s: Xm)                     [] as movdqa
                     => iced!(Movdqa_xmm_xmmm128, Movdqa_xmmm128_xmm);
                 movdqa_store: "movdqa"   (d: M128, s: X)                   [] as movdqa => iced!(Movdqa_xmmm128_xmm);
-                movdqu_load: "movdqu"    (d: X, s: M128)                   [] as movdqu => iced!(Movdqu_xmm_xmmm128);
+                movdqu_load: "movdqu"    (d: X, s: Xm)                     [] as movdqu => iced!(Movdqu_xmm_xmmm128);
                 movdqu_store: "movdqu"   (d: M128, s: X)                   [] as movdqu => iced!(Movdqu_xmmm128_xmm);
                 pxor:       "pxor"       (d: X, s: Xm)                     [] => iced!(Pxor_xmm_xmmm128);
+                por:        "por"        (d: X, s: Xm)                     [] => iced!(Por_xmm_xmmm128);
+                pand:       "pand"       (d: X, s: Xm)                     [] => iced!(Pand_xmm_xmmm128);
+                /// `!d & s`.
+                pandn:      "pandn"      (d: X, s: Xm)                     [] => iced!(Pandn_xmm_xmmm128);
+                xorps:      "xorps"      (d: X, s: Xm)                     [] => iced!(Xorps_xmm_xmmm128);
+                /// Dwords equal: all ones, else zero.
+                pcmpeqd:    "pcmpeqd"    (d: X, s: Xm)                     [] => iced!(Pcmpeqd_xmm_xmmm128);
+                /// Dwords signed greater: all ones, else zero.
+                pcmpgtd:    "pcmpgtd"    (d: X, s: Xm)                     [] => iced!(Pcmpgtd_xmm_xmmm128);
+                psubd:      "psubd"      (d: X, s: Xm)                     [] => iced!(Psubd_xmm_xmmm128);
+                punpckldq:  "punpckldq"  (d: X, s: Xm)                     [] => iced!(Punpckldq_xmm_xmmm128);
+                punpckhdq:  "punpckhdq"  (d: X, s: Xm)                     [] => iced!(Punpckhdq_xmm_xmmm128);
+                punpcklqdq: "punpcklqdq" (d: X, s: Xm)                     [] => iced!(Punpcklqdq_xmm_xmmm128);
+                punpckhqdq: "punpckhqdq" (d: X, s: Xm)                     [] => iced!(Punpckhqdq_xmm_xmmm128);
+                /// Dwords 0, 1 from `d` and 2, 3 from `s`, each chosen by two bits of `sel`.
+                shufps:     "shufps"     (d: X, s: Xm, sel: Sel)           [] => iced!(Shufps_xmm_xmmm128_imm8);
+                /// The high qword of `s` into the low qword of `d`.
+                movhlps:    "movhlps"    (d: X, s: X)                      [] => iced!(Movhlps_xmm_xmm);
+                psrld:      "psrld"      (d: X, n: Imm)                    [] => iced!(Psrld_xmm_imm8);
+                pslld:      "pslld"      (d: X, n: Imm)                    [] => iced!(Pslld_xmm_imm8);
+                psrlq:      "psrlq"      (d: X, n: Imm)                    [] => iced!(Psrlq_xmm_imm8);
+                psllq:      "psllq"      (d: X, n: Imm)                    [] => iced!(Psllq_xmm_imm8);
+                /// Byte shift left.
+                pslldq:     "pslldq"     (d: X, n: Imm)                    [] => iced!(Pslldq_xmm_imm8);
+                /// Byte shift right.
+                psrldq:     "psrldq"     (d: X, n: Imm)                    [] => iced!(Psrldq_xmm_imm8);
+                movups:     "movups"     (d: X, s: Xm)                     [] as movups
+                    => iced!(Movups_xmm_xmmm128, Movups_xmmm128_xmm);
+                movups_store: "movups"   (d: M128, s: X)                   [] as movups => iced!(Movups_xmmm128_xmm);
+                movaps:     "movaps"     (d: X, s: Xm)                     [] as movaps
+                    => iced!(Movaps_xmm_xmmm128, Movaps_xmmm128_xmm);
+                movaps_store: "movaps"   (d: M128, s: X)                   [] as movaps => iced!(Movaps_xmmm128_xmm);
+                /// The low qword into a 64-bit register.
+                movq_to_gpr: "movq"      (d: R64, s: X)                    [] as movq => iced!(Movq_rm64_xmm);
+                /// A 64-bit register into the low qword, zeroing the rest of the low 128 bits.
+                movq_from_gpr: "movq"    (d: X, s: R64)                    [] as movq => iced!(Movq_xmm_rm64);
+                movq_load:  "movq"       (d: X, s: M64)                    [] as movq => iced!(Movq_xmm_xmmm64);
+                movq_store: "movq"       (d: M64, s: X)                    [] as movq => iced!(Movq_xmmm64_xmm);
+                /// A 32-bit register into the low dword, zeroing the rest of the low 128 bits.
+                movd_from_gpr: "movd"    (d: X, s: R32)                    [] as movd => iced!(Movd_xmm_rm32);
+                movd_load:  "movd"       (d: X, s: M32)                    [] as movd => iced!(Movd_xmm_rm32);
+                movd_store: "movd"       (d: M32, s: X)                    [] as movd => iced!(Movd_rm32_xmm);
+                /// The low dword into a 32-bit register.
+                movd_to_gpr: "movd"      (d: R32, s: X)                    [] as movd => iced!(Movd_rm32_xmm);
+                /// Inserts a dword at dword position `n` (mod 4).
+                pinsrd:     "pinsrd"     (d: X, s: Rm32, n: Imm)           [Sse41] => iced!(Pinsrd_xmm_rm32_imm8);
+                /// Inserts a byte from memory at byte position `n` (mod 16).
+                pinsrb:     "pinsrb"     (d: X, s: M8, n: Imm)             [Sse41] => iced!(Pinsrb_xmm_r32m8_imm8);
+                /// Stores the byte at byte position `n` (mod 16).
+                pextrb:     "pextrb"     (d: M8, s: X, n: Imm)             [Sse41] => iced!(Pextrb_r32m8_xmm_imm8);
+                /// Extracts the qword at qword position `n` (mod 2).
+                pextrq:     "pextrq"     (d: R64, s: X, n: Imm)            [Sse41] => iced!(Pextrq_rm64_xmm_imm8);
+                /// Key-schedule assist (legacy SSE form of `vaeskeygenassist`).
+                aeskeygenassist: "aeskeygenassist" (d: X, s: Xm, rcon: Sel) [Aes] => iced!(Aeskeygenassist_xmm_xmmm128_imm8);
+                /// InvMixColumns of a round key (legacy SSE form of `vaesimc`).
+                aesimc:     "aesimc"     (d: X, s: Xm)                     [Aes] => iced!(Aesimc_xmm_xmmm128);
+                /// Four SHA-1 rounds on (A, B, C, D) in dwords 3..0 of `d`, the message words plus E in `s`, the
+                /// round function and constant chosen by `sel & 3`.
+                sha1rnds4:  "sha1rnds4"  (d: X, s: Xm, sel: Sel)           [Sha] => iced!(Sha1rnds4_xmm_xmmm128_imm8);
+                /// E (dword 3 of `d`, rotated left 30) added to dword 3 of `s`; the other dwords of `s`.
+                sha1nexte:  "sha1nexte"  (d: X, s: Xm)                     [Sha] => iced!(Sha1nexte_xmm_xmmm128);
+                /// SHA-1 message schedule, first part: `W[i] ^ W[i + 2]` of the six words in `d:s`.
+                sha1msg1:   "sha1msg1"   (d: X, s: Xm)                     [Sha] => iced!(Sha1msg1_xmm_xmmm128);
+                /// SHA-1 message schedule, second part: the four next words, rotated left 1.
+                sha1msg2:   "sha1msg2"   (d: X, s: Xm)                     [Sha] => iced!(Sha1msg2_xmm_xmmm128);
                 paddd:      "paddd"      (d: X, s: Xm)                     [] => iced!(Paddd_xmm_xmmm128);
                 pshufd:     "pshufd"     (d: X, s: Xm, sel: Sel)           [] => iced!(Pshufd_xmm_xmmm128_imm8);
                 pshufb:     "pshufb"     (d: X, s: Xm)                     [Ssse3] => iced!(Pshufb_xmm_xmmm128);
@@ -596,6 +971,29 @@ macro_rules! x86_64_table {
                     => iced!(VEX_Vpunpcklqdq_ymm_ymm_ymmm256);
                 vpunpckhqdq_y: "vpunpckhqdq" (d: Y, a: Y, b: Ym)           [Avx2] as vpunpckhqdq
                     => iced!(VEX_Vpunpckhqdq_ymm_ymm_ymmm256);
+                vmovdqa_store_y: "vmovdqa" (d: M256, s: Y)                 [Avx] as vmovdqa => iced!(VEX_Vmovdqa_ymmm256_ymm);
+                /// Per 128-bit lane: `[a, b]` shifted right by `n` bytes, the low 16 bytes.
+                vpalignr_y: "vpalignr"   (d: Y, a: Y, b: Ym, n: Imm)       [Avx2] as vpalignr
+                    => iced!(VEX_Vpalignr_ymm_ymm_ymmm256_imm8);
+                /// Unsigned multiply of the low dwords of each qword, the 64-bit products.
+                vpmuludq_y: "vpmuludq"   (d: Y, a: Y, b: Ym)               [Avx2] as vpmuludq
+                    => iced!(VEX_Vpmuludq_ymm_ymm_ymmm256);
+                vpsrlq_y:   "vpsrlq"     (d: Y, a: Y, n: Imm)              [Avx2] as vpsrlq => iced!(VEX_Vpsrlq_ymm_ymm_imm8);
+                /// Dwords signed greater: all ones, else zero.
+                vpcmpgtd:   "vpcmpgtd"   (d: X, a: X, b: Xm)               [Avx] => iced!(VEX_Vpcmpgtd_xmm_xmm_xmmm128);
+                /// Broadcasts the low dword of `s` to the eight dwords.
+                vpbroadcastd_y_reg: "vpbroadcastd" (d: Y, s: X)            [Avx2] as vpbroadcastd
+                    => iced!(VEX_Vpbroadcastd_ymm_xmmm32);
+                /// Dwords equal: all ones, else zero.
+                vpcmpeqd_y: "vpcmpeqd"   (d: Y, a: Y, b: Ym)               [Avx2] => iced!(VEX_Vpcmpeqd_ymm_ymm_ymmm256);
+                /// Dword permutation across the 256 bits: dword `i` of `d` is dword `a[i] & 7` of `b`.
+                vpermd:     "vpermd"     (d: Y, a: Y, b: Ym)               [Avx2] => iced!(VEX_Vpermd_ymm_ymm_ymmm256);
+                /// Broadcasts a qword from memory to the four qwords.
+                vpbroadcastq_y: "vpbroadcastq" (d: Y, s: M64)              [Avx2] as vpbroadcastq
+                    => iced!(VEX_Vpbroadcastq_ymm_xmmm64);
+                /// Broadcasts the low qword of `s` to the four qwords.
+                vpbroadcastq_y_reg: "vpbroadcastq" (d: Y, s: X)            [Avx2] as vpbroadcastq
+                    => iced!(VEX_Vpbroadcastq_ymm_xmmm64);
                 /// Broadcasts a dword from memory to the eight dwords.
                 vpbroadcastd_y: "vpbroadcastd" (d: Y, s: M32)              [Avx2] as vpbroadcastd
                     => iced!(VEX_Vpbroadcastd_ymm_xmmm32);
@@ -634,6 +1032,8 @@ macro_rules! x86_64_table {
                 vgf2p8affineinvqb_y: "vgf2p8affineinvqb" (d: Y, a: Y, m: Ym, c: Sel) [Gfni, Avx] as vgf2p8affineinvqb
                     => iced!(VEX_Vgf2p8affineinvqb_ymm_ymm_ymmm256_imm8);
                 vzeroupper: "vzeroupper" ()                                [Avx] => iced!(VEX_Vzeroupper);
+                /// Zeroes ymm0-ymm15 (zmm16-zmm31 are kept).
+                vzeroall:   "vzeroall"   ()                                [Avx] => iced!(VEX_Vzeroall);
 
                 // --- 512-bit vector (AVX-512, EVEX; no opmask, no broadcast) -----------------------------------------
                 vmovdqu64:  "vmovdqu64"  (d: Z, s: Zm)                     [Avx512f] as vmovdqu64
@@ -712,6 +1112,32 @@ macro_rules! x86_64_table {
                     => iced!(EVEX_Vpunpcklqdq_zmm_k1z_zmm_zmmm512b64);
                 vpunpckhqdq_z: "vpunpckhqdq" (d: Z, a: Z, b: Zm)           [Avx512f] as vpunpckhqdq
                     => iced!(EVEX_Vpunpckhqdq_zmm_k1z_zmm_zmmm512b64);
+                vpxord:     "vpxord"     (d: Z, a: Z, b: Zm)               [Avx512f] as vpxord
+                    => iced!(EVEX_Vpxord_zmm_k1z_zmm_zmmm512b32);
+                /// Bitwise ternary logic (as `vpternlogq`; the dword form differs only under a mask).
+                vpternlogd: "vpternlogd" (d: Z, a: Z, b: Zm, sel: Sel)     [Avx512f] as vpternlogd
+                    => iced!(EVEX_Vpternlogd_zmm_k1z_zmm_zmmm512b32_imm8);
+                // EVEX on xmm and ymm (AVX512VL; registers 0-15, as the VEX entries').
+                vpxord_x:   "vpxord"     (d: X, a: X, b: Xm)               [Avx512f, Avx512vl] as vpxord
+                    => iced!(EVEX_Vpxord_xmm_k1z_xmm_xmmm128b32);
+                vpxord_y:   "vpxord"     (d: Y, a: Y, b: Ym)               [Avx512f, Avx512vl] as vpxord
+                    => iced!(EVEX_Vpxord_ymm_k1z_ymm_ymmm256b32);
+                vpternlogd_x: "vpternlogd" (d: X, a: X, b: Xm, sel: Sel)   [Avx512f, Avx512vl] as vpternlogd
+                    => iced!(EVEX_Vpternlogd_xmm_k1z_xmm_xmmm128b32_imm8);
+                vpternlogd_y: "vpternlogd" (d: Y, a: Y, b: Ym, sel: Sel)   [Avx512f, Avx512vl] as vpternlogd
+                    => iced!(EVEX_Vpternlogd_ymm_k1z_ymm_ymmm256b32_imm8);
+                vmovdqu8:   "vmovdqu8"   (d: Z, s: Zm)                     [Avx512f, Avx512bw] as vmovdqu8
+                    => iced!(EVEX_Vmovdqu8_zmm_k1z_zmmm512);
+                vmovdqu8_store: "vmovdqu8" (d: M512, s: Z)                 [Avx512f, Avx512bw] as vmovdqu8
+                    => iced!(EVEX_Vmovdqu8_zmmm512_k1z_zmm);
+                /// The bytes of `s` whose bit of the opmask is set, the others zero.
+                vmovdqu8_maskz: "vmovdqu8" (d: Zkz, s: Zm)                 [Avx512f, Avx512bw] as vmovdqu8
+                    => iced!(EVEX_Vmovdqu8_zmm_k1z_zmmm512);
+                /// A 64-bit register into an opmask register.
+                kmovq:      "kmovq"      (d: Kr, s: R64)                   [Avx512f, Avx512bw] => iced!(VEX_Kmovq_kr_r64);
+                /// The 128-bit lane `sel & 3` of `a`.
+                vextracti32x4: "vextracti32x4" (d: X, a: Z, sel: Sel)      [Avx512f]
+                    => iced!(EVEX_Vextracti32x4_xmmm128_k1z_zmm_imm8);
         }
     };
 }
@@ -722,9 +1148,18 @@ x86_64_table!(define_isa);
 
 /// The immediates each operand kind holding one takes, as the encoder takes them: `Imm` is the `imm8` of
 /// every entry with one (iced-x86 takes -128..=255 there, and `shl`'s form `1` is in it), `Ri64` the
-/// sign-extended `imm32` of its entries (the kind converts from `i32`: always in range), `Sel` a `u8`.
+/// sign-extended `imm32` of its entries and `Ri32` the `imm32` of the 32-bit forms (both kinds convert from `i32`:
+/// always in range), `I32` the imm8 or imm32 of `imul`'s three-operand forms (from `i32`), `Imm64` any 64-bit
+/// value, `Sel` a `u8`.
 /// `gen/tests/operand_errors.rs` holds every entry to it, operand by operand, from iced-x86's operand kinds.
-pub const IMM_RANGES: &[(&str, i64, i64)] = &[("Imm", -128, 255), ("Ri64", -(1 << 31), (1 << 31) - 1), ("Sel", 0, 255)];
+pub const IMM_RANGES: &[(&str, i64, i64)] = &[
+    ("Imm", -128, 255),
+    ("Ri64", -(1 << 31), (1 << 31) - 1),
+    ("Ri32", -(1 << 31), (1 << 31) - 1),
+    ("Imm64", i64::MIN, i64::MAX),
+    ("I32", -(1 << 31), (1 << 31) - 1),
+    ("Sel", 0, 255),
+];
 
 /// The range of immediate operand `i` of `op` ([`IMM_RANGES`] by the entry's operand kind).
 fn imm_range(op: Op, i: usize) -> (i64, i64) {
@@ -750,9 +1185,18 @@ fn operand_error(op: Op, operands: &[Operand]) -> Result<(), String> {
     for (i, o) in operands.iter().enumerate() {
         match o {
             Operand::Gpr(n) | Operand::Gpr32(n) => gpr(*n)?,
+            Operand::Gpr8(n) => {
+                gpr(*n)?;
+                if OPS[op as usize].kinds.get(i) == Some(&"Cl") && *n != 1 {
+                    return Err(format!("{} is not cl: the count register is cl", GPR8[*n as usize]));
+                }
+            }
             Operand::Xmm(n) if *n > 15 => return Err(format!("xmm{n} out of range xmm0..=xmm15")),
             Operand::Ymm(n) if *n > 15 => return Err(format!("ymm{n} out of range ymm0..=ymm15")),
             Operand::Zmm(n) if *n > 31 => return Err(format!("zmm{n} out of range zmm0..=zmm31")),
+            Operand::ZmmMaskz(n, _) if *n > 31 => return Err(format!("zmm{n} out of range zmm0..=zmm31")),
+            Operand::ZmmMaskz(_, k) if !(1..8).contains(k) => return Err(format!("k{k} cannot mask: k1..=k7")),
+            Operand::K(k) if *k > 7 => return Err(format!("k{k} out of range k0..=k7")),
             Operand::Mem(_, m) => {
                 if let Some(b) = m.base {
                     gpr(b.0)?;
@@ -806,13 +1250,14 @@ impl InstructionSet for X86_64 {
     #[inline(always)]
     fn regs(o: &Operand, out: &mut Vec<Reg>) {
         match o {
-            Operand::Gpr(n) | Operand::Gpr32(n) => out.push(Reg::Gpr(*n)),
-            Operand::Xmm(n) | Operand::Ymm(n) | Operand::Zmm(n) => out.push(Reg::Vec(*n)),
+            Operand::Gpr(n) | Operand::Gpr32(n) | Operand::Gpr8(n) => out.push(Reg::Gpr(*n)),
+            Operand::Xmm(n) | Operand::Ymm(n) | Operand::Zmm(n) | Operand::ZmmMaskz(n, _) => out.push(Reg::Vec(*n)),
             Operand::Mem(_, m) => {
                 out.extend(m.base.map(Reg::from));
                 out.extend(m.index.map(|(r, _)| Reg::from(r)));
             }
-            Operand::Imm(_) | Operand::Sel(_) | Operand::Label(_) => {}
+            // Opmask registers are volatile under every ABI: none to save.
+            Operand::K(_) | Operand::Imm(_) | Operand::Sel(_) | Operand::Label(_) => {}
         }
     }
     /// Bit n for general-purpose register n, bit 16 + n for vector register n.
@@ -821,8 +1266,11 @@ impl InstructionSet for X86_64 {
         let mut bits = 0u64;
         for o in operands {
             bits |= match o {
-                Operand::Gpr(n) | Operand::Gpr32(n) if *n < 16 => 1 << n,
-                Operand::Xmm(n) | Operand::Ymm(n) | Operand::Zmm(n) if *n < 32 => 1 << (16 + n),
+                Operand::Gpr(n) | Operand::Gpr32(n) | Operand::Gpr8(n) if *n < 16 => 1 << n,
+                Operand::Xmm(n) | Operand::Ymm(n) | Operand::Zmm(n) | Operand::ZmmMaskz(n, _) if *n < 32 => {
+                    1 << (16 + n)
+                }
+                Operand::K(k) if *k < 8 => 0,
                 Operand::Mem(_, m) => {
                     let base = m.base.map_or(Some(0), |b| (b.0 < 16).then_some(1u64 << b.0))?;
                     let index = m.index.map_or(Some(0), |(i, _)| (i.0 < 16).then_some(1u64 << i.0))?;
@@ -858,14 +1306,18 @@ impl InstructionSet for X86_64 {
         match o {
             Operand::Gpr(n) => GPR64.get(*n as usize).map_or_else(|| format!("r{n}"), |r| r.to_string()),
             Operand::Gpr32(n) => GPR32.get(*n as usize).map_or_else(|| format!("r{n}d"), |r| r.to_string()),
+            Operand::Gpr8(n) => GPR8.get(*n as usize).map_or_else(|| format!("r{n}b"), |r| r.to_string()),
             Operand::Xmm(n) => format!("xmm{n}"),
             Operand::Ymm(n) => format!("ymm{n}"),
             Operand::Zmm(n) => format!("zmm{n}"),
+            Operand::ZmmMaskz(n, k) => format!("zmm{n}{{k{k}}}{{z}}"),
+            Operand::K(k) => format!("k{k}"),
             Operand::Imm(i) => i.to_string(),
             Operand::Sel(i) => format!("{i:#04x}"),
             Operand::Label(l) => ctx.label(l),
             Operand::Mem(size, m) => {
                 let size = match size {
+                    Size::Byte => "byte",
                     Size::Dword => "dword",
                     Size::Qword => "qword",
                     Size::Xmmword => "xmmword",
@@ -887,7 +1339,10 @@ impl InstructionSet for X86_64 {
         // One pass without messages (the JIT's startup runs it per instruction); the message where it fails.
         let ok = |(i, o): (usize, &Operand)| match o {
             Operand::Gpr(n) | Operand::Gpr32(n) | Operand::Xmm(n) | Operand::Ymm(n) => *n < 16,
+            Operand::Gpr8(n) => *n < 16 && (*n == 1 || OPS[op as usize].kinds.get(i) != Some(&"Cl")),
             Operand::Zmm(n) => *n < 32,
+            Operand::ZmmMaskz(n, k) => *n < 32 && (1..8).contains(k),
+            Operand::K(k) => *k < 8,
             Operand::Mem(_, m) => mem_ok(m),
             Operand::Imm(v) => {
                 let (lo, hi) = imm_range(op, i);

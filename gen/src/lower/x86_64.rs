@@ -35,6 +35,8 @@ macro_rules! registers {
 const GPR64: [Register; 16] = registers!(RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8, R9, R10, R11, R12, R13, R14, R15);
 const GPR32: [Register; 16] =
     registers!(EAX, ECX, EDX, EBX, ESP, EBP, ESI, EDI, R8D, R9D, R10D, R11D, R12D, R13D, R14D, R15D);
+const GPR8: [Register; 16] =
+    registers!(AL, CL, DL, BL, SPL, BPL, SIL, DIL, R8L, R9L, R10L, R11L, R12L, R13L, R14L, R15L);
 const XMM: [Register; 16] =
     registers!(XMM0, XMM1, XMM2, XMM3, XMM4, XMM5, XMM6, XMM7, XMM8, XMM9, XMM10, XMM11, XMM12, XMM13, XMM14, XMM15);
 const YMM: [Register; 16] =
@@ -44,8 +46,12 @@ const YMM: [Register; 16] =
 #[derive(Clone, Copy)]
 enum Arg {
     R(Register),
+    /// A register under a zeroing opmask (the destination).
+    Kz(Register, Register),
     M(MemoryOperand),
     I(i32),
+    /// An immediate outside `i32` (`movabs`).
+    Q(i64),
 }
 
 /// The operands of one instruction (at most four).
@@ -82,12 +88,19 @@ fn args(operands: &[Operand]) -> Result<Args, String> {
         *a = match o {
             Operand::Gpr(n) => Arg::R(GPR64[*n as usize]),
             Operand::Gpr32(n) => Arg::R(GPR32[*n as usize]),
+            Operand::Gpr8(n) => Arg::R(GPR8[*n as usize]),
             Operand::Xmm(n) => Arg::R(XMM[*n as usize]),
             Operand::Ymm(n) => Arg::R(YMM[*n as usize]),
             Operand::Zmm(n) if *n < 32 => Arg::R(Register::ZMM0 + *n as u32),
             Operand::Zmm(n) => return Err(format!("no register zmm{n}")),
+            Operand::ZmmMaskz(n, k) if *n < 32 && *k < 8 => {
+                Arg::Kz(Register::ZMM0 + *n as u32, Register::K0 + *k as u32)
+            }
+            Operand::ZmmMaskz(n, k) => return Err(format!("no register zmm{n} or k{k}")),
+            Operand::K(k) if *k < 8 => Arg::R(Register::K0 + *k as u32),
+            Operand::K(k) => return Err(format!("no register k{k}")),
             Operand::Mem(_, m) => Arg::M(mem_operand(m)),
-            Operand::Imm(v) => Arg::I(i32::try_from(*v).map_err(|_| format!("immediate {v} does not fit in 32 bits"))?),
+            Operand::Imm(v) => i32::try_from(*v).map_or(Arg::Q(*v), Arg::I),
             Operand::Sel(v) => Arg::I(*v as i32),
             Operand::Label(l) => return Err(format!("label {} outside a branch", l.name())),
         };
@@ -114,6 +127,18 @@ fn instruction(code: Code, args: &[Arg]) -> Result<Instruction, String> {
 /// [`instruction`] without formatting its error (none where no constructor takes `args`).
 fn build(code: Code, args: &[Arg]) -> Option<Result<Instruction, iced_x86::IcedError>> {
     use Arg::*;
+    if let Some(&Kz(r, k)) = args.first() {
+        let mut plain = [I(0); 4];
+        plain[..args.len()].copy_from_slice(args);
+        plain[0] = R(r);
+        return build(code, &plain[..args.len()]).map(|ins| {
+            ins.map(|mut ins| {
+                ins.set_op_mask(k);
+                ins.set_zeroing_masking(true);
+                ins
+            })
+        });
+    }
     Some(match *args {
         [] => Ok(Instruction::with(code)),
         [R(a)] => Instruction::with1(code, a),
@@ -122,8 +147,13 @@ fn build(code: Code, args: &[Arg]) -> Option<Result<Instruction, iced_x86::IcedE
         [R(a), M(b)] => Instruction::with2(code, a, b),
         [M(a), R(b)] => Instruction::with2(code, a, b),
         [R(a), I(b)] => Instruction::with2(code, a, b),
+        [R(a), Q(b)] => Instruction::with2(code, a, b),
         [R(a), R(b), R(c)] => Instruction::with3(code, a, b, c),
         [R(a), R(b), M(c)] => Instruction::with3(code, a, b, c),
+        [R(a), M(b), R(c)] => Instruction::with3(code, a, b, c),
+        [M(a), R(b), R(c)] => Instruction::with3(code, a, b, c),
+        [M(a), R(b), I(c)] => Instruction::with3(code, a, b, c),
+        [M(a), I(b)] => Instruction::with2(code, a, b),
         [R(a), R(b), I(c)] => Instruction::with3(code, a, b, c),
         [R(a), M(b), I(c)] => Instruction::with3(code, a, b, c),
         [R(a), R(b), R(c), I(d)] => Instruction::with4(code, a, b, c, d),
@@ -157,9 +187,12 @@ fn shape(operands: &[Operand]) -> u64 {
         let b = match o {
             Operand::Gpr(n) => reg(1, *n),
             Operand::Gpr32(n) => reg(2, *n),
+            Operand::Gpr8(n) => reg(10, *n),
             Operand::Xmm(n) => reg(3, *n),
             Operand::Ymm(n) => reg(4, *n),
             Operand::Zmm(n) => reg(5, *n),
+            Operand::ZmmMaskz(n, _) => reg(11, *n),
+            Operand::K(n) => reg(12, *n),
             Operand::Mem(_, m) => {
                 let (index, scale) = m.index.map_or((None, 0), |(i, s)| (Some(i.0), s as u64));
                 6 | (m.label.is_some() as u64) << 4
@@ -281,9 +314,14 @@ impl Key {
             *slot = match o {
                 Operand::Gpr(n) => 1 | reg(*n)? << 8,
                 Operand::Gpr32(n) => 2 | reg(*n)? << 8,
+                Operand::Gpr8(n) => 10 | reg(*n)? << 8,
                 Operand::Xmm(n) => 3 | reg(*n)? << 8,
                 Operand::Ymm(n) => 4 | reg(*n)? << 8,
                 Operand::Zmm(n) => 9 | ((*n < 32).then_some(*n as u64)?) << 8,
+                Operand::ZmmMaskz(n, k) => {
+                    11 | ((*n < 32).then_some(*n as u64)?) << 8 | ((*k < 8).then_some(*k as u64)?) << 16
+                }
+                Operand::K(k) => 12 | ((*k < 8).then_some(*k as u64)?) << 8,
                 Operand::Mem(size, m) => {
                     let base = match m.base {
                         Some(b) => reg(b.0)?,

@@ -1,7 +1,8 @@
 //! The x86_64 side of the constant-time checker ([`super::ct`]): taint through the operand roles of the
 //! [`Sem`](super::x86_64::Sem) table (the flags an instruction writes take the taint of what it read; `xor r, r`
-//! and `pxor`/`vpxor`/`vpxorq v, v, v` clear it; `push`/`pop` move a stack slot's; registers used without being
-//! named, [`Sem::implicit`](super::x86_64::Sem::implicit), are read and written as the named ones). Flagged: a
+//! and `pxor`/`xorps`/`vpxor`/`vxorps`/`vpxorq`/`vpxord v, v, v` clear it; `push`/`pop` move a stack slot's; registers used without being
+//! named, [`Sem::implicit`](super::x86_64::Sem::implicit), are read and written as the named ones; `call` pushes a
+//! public return address, `pushfq`/`popfq` move the flags' taint to and from the stack slot). Flagged: a
 //! conditional branch on secret flags, a memory access whose address uses a secret register, and an instruction
 //! marked variable-time ([`Sem::variable_time`](super::x86_64::Sem::variable_time)) with a secret operand.
 
@@ -23,8 +24,20 @@ impl Tainting for X86_64 {
         if branch && s.flags_read != 0 && taint.flags {
             found.push("branch on secret flags");
         }
-        let zeroing = matches!(inst.op, Op::xor32 | Op::pxor | Op::vpxor | Op::vpxor_y | Op::vpxorq)
-            && ops[ops.len() - 2] == ops[ops.len() - 1];
+        let zeroing = matches!(
+            inst.op,
+            Op::xor
+                | Op::xor32
+                | Op::pxor
+                | Op::xorps
+                | Op::vpxor
+                | Op::vxorps
+                | Op::vpxor_y
+                | Op::vpxorq
+                | Op::vpxord
+                | Op::vpxord_x
+                | Op::vpxord_y
+        ) && ops[ops.len() - 2] == ops[ops.len() - 1];
         let mut t = !zeroing
             && (accessed.filter(|(_, r)| matches!(r, Role::R | Role::RW)).any(|(o, _)| read(taint, m, o))
                 || (s.flags_read != 0 && !branch && taint.flags));
@@ -35,6 +48,9 @@ impl Tainting for X86_64 {
         t = t
             || (!zeroing
                 && s.implicit.iter().any(|(reg, r)| matches!(r, Role::R | Role::RW) && read(taint, m, &implicit(reg))));
+        if inst.op == Op::popfq {
+            t = taint.bytes(m.state.gpr[4], 8);
+        }
         if inst.op == Op::lea {
             t = matches!(&ops[1], Operand::Mem(_, a) if addr_regs(taint, a));
         }
@@ -59,6 +75,10 @@ impl Tainting for X86_64 {
     }
 }
 
+/// Where the opmask registers' taint is kept: k0..k7 at `Taint::gpr[16..24]` (x86_64 has 16 general-purpose
+/// registers; the array has room for aarch64's 32).
+const K_TAINT: usize = 16;
+
 fn width(s: Size) -> u64 {
     super::x86_64::size_bytes(s) as u64
 }
@@ -71,8 +91,9 @@ fn addr_regs(taint: &Taint, m: &Mem) -> bool {
 /// The taint of a read operand.
 fn read(taint: &Taint, m: &mut Machine<'_>, o: &Operand) -> bool {
     match o {
-        Operand::Gpr(n) | Operand::Gpr32(n) => taint.gpr[*n as usize],
-        Operand::Xmm(n) | Operand::Ymm(n) | Operand::Zmm(n) => taint.vec[*n as usize],
+        Operand::Gpr(n) | Operand::Gpr32(n) | Operand::Gpr8(n) => taint.gpr[*n as usize],
+        Operand::Xmm(n) | Operand::Ymm(n) | Operand::Zmm(n) | Operand::ZmmMaskz(n, _) => taint.vec[*n as usize],
+        Operand::K(k) => taint.gpr[K_TAINT + *k as usize],
         Operand::Mem(s, a) => address(m, a).is_ok_and(|addr| taint.bytes(addr, width(*s))),
         _ => false,
     }
@@ -82,7 +103,12 @@ fn read(taint: &Taint, m: &mut Machine<'_>, o: &Operand) -> bool {
 fn write(taint: &mut Taint, m: &mut Machine<'_>, o: &Operand, t: bool) {
     match o {
         Operand::Gpr(n) | Operand::Gpr32(n) => taint.gpr[*n as usize] = t,
+        // The other bytes are kept, with their taint.
+        Operand::Gpr8(n) => taint.gpr[*n as usize] |= t,
         Operand::Xmm(n) | Operand::Ymm(n) | Operand::Zmm(n) => taint.vec[*n as usize] = t,
+        // The mask picks which bytes are kept: its taint goes into the result.
+        Operand::ZmmMaskz(n, k) => taint.vec[*n as usize] = t || taint.gpr[K_TAINT + *k as usize],
+        Operand::K(k) => taint.gpr[K_TAINT + *k as usize] = t,
         Operand::Mem(s, a) => {
             if let Ok(addr) = address(m, a) {
                 taint.set_bytes(addr, width(*s), t);
@@ -104,6 +130,9 @@ fn stack(taint: &mut Taint, inst: &Inst<X86_64>, m: &mut Machine<'_>) {
             let t = taint.bytes(sp, 8);
             write(taint, m, &inst.operands[0], t);
         }
+        // The return address is public.
+        Op::call => taint.set_bytes(sp.wrapping_sub(8), 8, false),
+        Op::pushfq => taint.set_bytes(sp.wrapping_sub(8), 8, taint.flags),
         _ => {}
     }
 }

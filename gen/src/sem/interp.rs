@@ -29,6 +29,8 @@ pub trait Interp: Isa {
     fn machine<'m>(state: Self::State, mem: &'m mut dyn Memory) -> Self::Machine<'m>;
     /// The state of a machine.
     fn state_of<'a>(m: &'a Self::Machine<'_>) -> &'a Self::State;
+    /// The state of a machine, to change.
+    fn state_of_mut<'a>(m: &'a mut Self::Machine<'_>) -> &'a mut Self::State;
     /// The stack pointer.
     fn sp(s: &Self::State) -> u64;
     /// Sets the stack pointer.
@@ -57,6 +59,9 @@ macro_rules! interp_isa {
             }
             fn state_of<'a>(m: &'a Self::Machine<'_>) -> &'a Self::State {
                 &m.state
+            }
+            fn state_of_mut<'a>(m: &'a mut Self::Machine<'_>) -> &'a mut Self::State {
+                &mut m.state
             }
             fn sp(s: &Self::State) -> u64 {
                 s.$gprs[$sp]
@@ -131,16 +136,31 @@ impl<I: Interp> Program<I> {
     /// Runs from the first instruction until the return, calling `hook` before each instruction with its index.
     pub fn run(&self, m: &mut I::Machine<'_>, max_steps: u64, hook: Hook<'_, I>) -> Result<u64, Stop> {
         let (mut pc, mut steps, sp) = (0, 0u64, I::sp(I::state_of(m)));
+        // The open calls: where each returns to, the stack pointer before it and the one its subroutine started with.
+        let mut calls: Vec<(usize, u64, u64)> = Vec::new();
         while let Some((inst, target)) = self.code.get(pc) {
             steps += 1;
             if steps > max_steps {
                 return Err(Stop::Steps(steps));
             }
             hook(pc, inst, m);
+            let before = I::sp(I::state_of(m));
             match I::exec(m, inst).map_err(|f| Stop::Fault(pc, f))? {
                 Flow::Next => pc += 1,
                 Flow::Jump(_) => pc = target.expect("branch targets are resolved"),
-                Flow::Ret => return if I::sp(I::state_of(m)) == sp { Ok(steps) } else { Err(Stop::Unbalanced) },
+                Flow::Call(_) => {
+                    calls.push((pc + 1, before, I::sp(I::state_of(m))));
+                    pc = target.expect("branch targets are resolved");
+                }
+                Flow::Ret => match calls.pop() {
+                    Some((back, outer, inner)) if I::sp(I::state_of(m)) == inner => {
+                        let state = I::state_of_mut(m);
+                        I::set_sp(state, outer);
+                        pc = back;
+                    }
+                    Some(_) => return Err(Stop::Unbalanced),
+                    None => return if I::sp(I::state_of(m)) == sp { Ok(steps) } else { Err(Stop::Unbalanced) },
+                },
             }
         }
         Ok(steps)

@@ -115,7 +115,10 @@ pub enum Flow<'a> {
     Next,
     /// Continue at a label.
     Jump(&'a Label),
-    /// Return to the caller.
+    /// Continue at a label, a subroutine of the function, until its return (x86_64 `call`: the semantics pushed
+    /// the return address); then with the next instruction, the stack pointer as it was before the call.
+    Call(&'a Label),
+    /// Return to the caller (from a [`Flow::Call`]'s subroutine, to after the call).
     Ret,
 }
 

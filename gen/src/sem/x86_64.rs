@@ -32,11 +32,13 @@ pub struct State {
     pub vec: [Vector; VEC_REGS],
     /// RFLAGS (the status flags are the ones modelled).
     pub flags: u64,
+    /// The opmask registers k0..k7.
+    pub k: [u64; 8],
 }
 
 impl Default for State {
     fn default() -> State {
-        State { gpr: [0; 16], vec: [[0; VEC_BYTES]; VEC_REGS], flags: 0 }
+        State { gpr: [0; 16], vec: [[0; VEC_BYTES]; VEC_REGS], flags: 0, k: [0; 8] }
     }
 }
 
@@ -96,6 +98,7 @@ pub fn address(m: &mut Machine<'_>, a: &Mem) -> Result<u64, Fault> {
 /// The bytes a memory operand of size `s` reads or writes.
 pub(crate) fn size_bytes(s: Size) -> usize {
     match s {
+        Size::Byte => 1,
         Size::Dword => 4,
         Size::Qword => 8,
         Size::Xmmword => 16,
@@ -132,17 +135,19 @@ fn extract_half(m: &mut Machine<'_>, o: &[Operand], bytes: usize) -> Result<(), 
     set_vec(m, &o[0], d)
 }
 
-/// Reads a general-purpose operand (register, 32-bit register, immediate sign-extended, or qword memory).
+/// Reads a general-purpose operand (register, 32-bit register, immediate sign-extended, or memory of up to 8
+/// bytes, zero-extended).
 fn gpr(m: &mut Machine<'_>, o: &Operand) -> Result<u64, Fault> {
     Ok(match o {
         Operand::Gpr(n) => m.state.gpr[*n as usize],
         Operand::Gpr32(n) => m.state.gpr[*n as usize] & 0xffff_ffff,
+        Operand::Gpr8(n) => m.state.gpr[*n as usize] & 0xff,
         Operand::Imm(i) => *i as u64,
         Operand::Sel(i) => *i as u64,
-        Operand::Mem(_, a) => {
+        Operand::Mem(s, a) => {
             let addr = address(m, a)?;
             let mut b = [0; 8];
-            m.mem.read(addr, &mut b)?;
+            m.mem.read(addr, &mut b[..size_bytes(*s).min(8)])?;
             u64::from_le_bytes(b)
         }
         _ => unreachable!("not a general-purpose operand: {o:?}"),
@@ -153,9 +158,10 @@ fn set_gpr(m: &mut Machine<'_>, o: &Operand, v: u64) -> Result<(), Fault> {
     match o {
         Operand::Gpr(n) => m.state.gpr[*n as usize] = v,
         Operand::Gpr32(n) => m.state.gpr[*n as usize] = v & 0xffff_ffff,
-        Operand::Mem(_, a) => {
+        Operand::Gpr8(n) => m.state.gpr[*n as usize] = (m.state.gpr[*n as usize] & !0xff) | (v & 0xff),
+        Operand::Mem(s, a) => {
             let addr = address(m, a)?;
-            m.mem.write(addr, &v.to_le_bytes())?;
+            m.mem.write(addr, &v.to_le_bytes()[..size_bytes(*s).min(8)])?;
         }
         _ => unreachable!("not a general-purpose destination: {o:?}"),
     }
@@ -202,6 +208,55 @@ fn set_vec(m: &mut Machine<'_>, o: &Operand, v: Vector) -> Result<(), Fault> {
 /// The little-endian dword at dword index `i` of `v`.
 fn dword(v: &[u8], i: usize) -> u32 {
     u32::from_le_bytes(v[4 * i..4 * i + 4].try_into().expect("4 bytes"))
+}
+
+/// The four dwords of 16 bytes.
+fn dwords(v: &[u8]) -> [u32; 4] {
+    std::array::from_fn(|i| dword(v, i))
+}
+
+/// 16 bytes from four dwords.
+fn from_dwords(d: [u32; 4]) -> [u8; 16] {
+    std::array::from_fn(|i| d[i / 4].to_le_bytes()[i % 4])
+}
+
+/// Dword-wise `f(a, b)` on 16 bytes.
+fn map_d(a: &[u8], b: &[u8], f: impl Fn(u32, u32) -> u32) -> [u8; 16] {
+    from_dwords(std::array::from_fn(|i| f(dword(a, i), dword(b, i))))
+}
+
+/// Qword-wise `f(a, b)` on 16 bytes.
+fn map_q(a: &[u8], b: &[u8], f: impl Fn(u64, u64) -> u64) -> [u8; 16] {
+    std::array::from_fn(|i| f(qword(a, i / 8), qword(b, i / 8)).to_le_bytes()[i % 8])
+}
+
+/// A legacy SSE instruction with an immediate second operand: `d = f(d, imm)`, the bytes above 16 kept.
+fn legacy_imm(m: &mut Machine<'_>, o: &[Operand], f: impl Fn(&[u8], u64) -> [u8; 16]) -> Result<(), Fault> {
+    let d = vec(m, &o[0])?;
+    let n = imm(&o[1]);
+    set_legacy(m, &o[0], f(&d[..16], n))
+}
+
+/// SHA-1's round function and constant for rounds `20 * i` to `20 * i + 19`.
+fn sha1_f(i: u64, b: u32, c: u32, d: u32) -> u32 {
+    match i & 3 {
+        0 => ((b & c) ^ (!b & d)).wrapping_add(0x5a82_7999),
+        1 => (b ^ c ^ d).wrapping_add(0x6ed9_eba1),
+        2 => ((b & c) ^ (b & d) ^ (c & d)).wrapping_add(0x8f1b_bcdc),
+        _ => (b ^ c ^ d).wrapping_add(0xca62_c1d6),
+    }
+}
+
+/// Four SHA-1 rounds: (A, B, C, D) in dwords 3..0 of `d`, W0 + E, W1, W2, W3 in dwords 3..0 of `s`.
+fn sha1rnds4(d: &[u8], s: &[u8], i: u64) -> [u8; 16] {
+    let [dd, c, b, a] = dwords(d);
+    let [w3, w2, w1, w0] = dwords(s);
+    let (mut a, mut b, mut c, mut dd, mut e) = (a, b, c, dd, 0u32);
+    for w in [w0, w1, w2, w3] {
+        let t = sha1_f(i, b, c, dd).wrapping_add(a.rotate_left(5)).wrapping_add(w).wrapping_add(e);
+        (e, dd, c, b, a) = (dd, c, b.rotate_left(30), a, t);
+    }
+    from_dwords([dd, c, b, a])
 }
 
 /// Writes four dwords to an xmm register as a legacy SSE instruction does: the bytes above 16 are kept.
@@ -259,7 +314,7 @@ fn legacy_mov(m: &mut Machine<'_>, o: &[Operand]) -> Result<(), Fault> {
 fn width(o: &Operand) -> usize {
     match o {
         Operand::Ymm(_) | Operand::Mem(Size::Ymmword, _) => 32,
-        Operand::Zmm(_) | Operand::Mem(Size::Zmmword, _) => 64,
+        Operand::Zmm(_) | Operand::ZmmMaskz(..) | Operand::Mem(Size::Zmmword, _) => 64,
         _ => 16,
     }
 }
@@ -292,32 +347,71 @@ fn set_flags(m: &mut Machine<'_>, written: u64, f: u64) {
     m.state.flags = (m.state.flags & !written) | (f & written);
 }
 
-fn add_flags(a: u64, b: u64, carry: u64) -> (u64, u64) {
+/// The operation width in bits of a general-purpose destination: 8 for a byte register or memory, 32 for a 32-bit
+/// register or dword memory, else 64.
+fn bits(o: &Operand) -> u32 {
+    match o {
+        Operand::Gpr8(_) | Operand::Mem(Size::Byte, _) => 8,
+        Operand::Gpr32(_) | Operand::Mem(Size::Dword, _) => 32,
+        _ => 64,
+    }
+}
+
+/// The low `bits` bits set.
+fn mask(bits: u32) -> u64 {
+    u64::MAX >> (64 - bits)
+}
+
+/// The mask of a shift or rotate count at a width (6 bits for 64-bit operands, else 5).
+fn count_mask(bits: u32) -> u64 {
+    if bits == 64 {
+        63
+    } else {
+        31
+    }
+}
+
+fn of_if(v: u64) -> u64 {
+    if v & 1 != 0 {
+        OF
+    } else {
+        0
+    }
+}
+
+fn add_flags(a: u64, b: u64, carry: u64, bits: u32) -> (u64, u64) {
+    let (a, b) = (a & mask(bits), b & mask(bits));
     let wide = a as u128 + b as u128 + carry as u128;
-    let r = wide as u64;
-    let mut f = result_flags(r, 64) | ((a ^ b ^ r) & 0x10);
-    f |= if wide >> 64 != 0 { CF } else { 0 };
-    f |= if ((a ^ r) & (b ^ r)) >> 63 != 0 { OF } else { 0 };
+    let r = wide as u64 & mask(bits);
+    let mut f = result_flags(r, bits) | ((a ^ b ^ r) & 0x10);
+    f |= if wide >> bits != 0 { CF } else { 0 };
+    f |= of_if(((a ^ r) & (b ^ r)) >> (bits - 1));
     (r, f)
 }
 
-fn sub_flags(a: u64, b: u64, borrow: u64) -> (u64, u64) {
-    let r = a.wrapping_sub(b).wrapping_sub(borrow);
-    let mut f = result_flags(r, 64) | ((a ^ b ^ r) & 0x10);
+fn sub_flags(a: u64, b: u64, borrow: u64, bits: u32) -> (u64, u64) {
+    let (a, b) = (a & mask(bits), b & mask(bits));
+    let r = a.wrapping_sub(b).wrapping_sub(borrow) & mask(bits);
+    let mut f = result_flags(r, bits) | ((a ^ b ^ r) & 0x10);
     f |= if (a as u128) < b as u128 + borrow as u128 { CF } else { 0 };
-    f |= if ((a ^ b) & (a ^ r)) >> 63 != 0 { OF } else { 0 };
+    f |= of_if(((a ^ b) & (a ^ r)) >> (bits - 1));
     (r, f)
 }
 
+/// Two-operand arithmetic and logic at the destination's width: `+` add, `c` adc, `-` sub, `?` cmp, `b` sbb,
+/// `&` and, `t` test, `|` or, `^` xor.
 fn arith(m: &mut Machine<'_>, ops: &[Operand], kind: u8) -> Result<(), Fault> {
+    let w = bits(&ops[0]);
     let (a, b) = (gpr(m, &ops[0])?, gpr(m, &ops[1])?);
+    let logic = |r: u64| (r & mask(w), result_flags(r & mask(w), w));
     let (r, f) = match kind {
-        b'+' => add_flags(a, b, 0),
-        b'c' => add_flags(a, b, m.state.flags & CF),
-        b'-' | b'?' => sub_flags(a, b, 0),
-        b'b' => sub_flags(a, b, m.state.flags & CF),
-        b'&' | b't' => (a & b, result_flags(a & b, 64)),
-        _ => (a ^ b, result_flags(a ^ b, 32)),
+        b'+' => add_flags(a, b, 0, w),
+        b'c' => add_flags(a, b, m.state.flags & CF, w),
+        b'-' | b'?' => sub_flags(a, b, 0, w),
+        b'b' => sub_flags(a, b, m.state.flags & CF, w),
+        b'&' | b't' => logic(a & b),
+        b'|' => logic(a | b),
+        _ => logic(a ^ b),
     };
     set_flags(m, STATUS, f);
     if kind != b'?' && kind != b't' {
@@ -326,48 +420,94 @@ fn arith(m: &mut Machine<'_>, ops: &[Operand], kind: u8) -> Result<(), Fault> {
     Ok(())
 }
 
-fn shift(m: &mut Machine<'_>, ops: &[Operand], left: bool) -> Result<(), Fault> {
+/// `inc` / `dec`: as `add` / `sub` of 1, CF kept.
+fn inc_dec(m: &mut Machine<'_>, ops: &[Operand], inc: bool) -> Result<(), Fault> {
+    let w = bits(&ops[0]);
     let a = gpr(m, &ops[0])?;
-    let c = imm(&ops[1]) & 63;
-    if c == 0 {
-        return Ok(());
-    }
-    let (r, cf) = if left { (a << c, (a >> (64 - c)) & 1) } else { (a >> c, (a >> (c - 1)) & 1) };
-    let of = if left { (r >> 63) ^ cf } else { a >> 63 };
-    set_flags(m, STATUS, result_flags(r, 64) | cf | if of != 0 { OF } else { 0 });
+    let (r, f) = if inc { add_flags(a, 1, 0, w) } else { sub_flags(a, 1, 0, w) };
+    set_flags(m, STATUS & !CF, f);
     set_gpr(m, &ops[0], r)
 }
 
-/// `rol` / `ror` by an immediate: CF the bit rotated into the far end, OF (defined for a count of 1) the xor of
-/// the result's two top bits (`ror`) or of its top bit and CF (`rol`); a count of 0 (mod 64) changes nothing.
-fn rotate(m: &mut Machine<'_>, ops: &[Operand], left: bool) -> Result<(), Fault> {
-    let a = gpr(m, &ops[0])?;
-    let c = (imm(&ops[1]) & 63) as u32;
+/// Shifts by a count (`l` shl, `r` shr, `a` sar) at the destination's width: CF the last bit shifted out, OF
+/// (defined for a count of 1) whether the sign changed (`shl`), the original sign (`shr`) or 0 (`sar`); a count of
+/// 0 (after masking) changes no flag, and a 32-bit destination is still written (its upper half zeroed).
+fn shift(m: &mut Machine<'_>, ops: &[Operand], kind: u8) -> Result<(), Fault> {
+    let w = bits(&ops[0]);
+    let a = gpr(m, &ops[0])? & mask(w);
+    let c = gpr(m, &ops[1])? & count_mask(w);
     if c == 0 {
-        return Ok(());
+        return set_gpr(m, &ops[0], a);
     }
-    let r = if left { a.rotate_left(c) } else { a.rotate_right(c) };
-    let (cf, of) = if left { (r & 1, (r >> 63) ^ (r & 1)) } else { (r >> 63, (r >> 63) ^ ((r >> 62) & 1)) };
-    set_flags(m, CF | OF, cf | if of != 0 { OF } else { 0 });
-    set_gpr(m, &ops[0], r)
-}
-
-/// `shld` / `shrd` by an immediate: `d` shifted by `n` (mod 64), filled from `s`; CF the last bit shifted out, OF
-/// (defined for a count of 1) whether the sign changed; a count of 0 changes nothing.
-fn double_shift(m: &mut Machine<'_>, ops: &[Operand], left: bool) -> Result<(), Fault> {
-    let (d, s) = (gpr(m, &ops[0])?, gpr(m, &ops[1])?);
-    let c = imm(&ops[2]) & 63;
-    if c == 0 {
-        return Ok(());
-    }
-    let (r, cf) = if left {
-        ((d << c) | (s >> (64 - c)), (d >> (64 - c)) & 1)
-    } else {
-        ((d >> c) | (s << (64 - c)), (d >> (c - 1)) & 1)
+    let top = |v: u64| (v >> (w - 1)) & 1;
+    let signed = ((a << (64 - w)) as i64) >> (64 - w);
+    let (r, cf) = match kind {
+        b'l' => ((a << c) & mask(w), (a >> (w as u64 - c)) & 1),
+        b'r' => (a >> c, (a >> (c - 1)) & 1),
+        _ => ((signed >> c) as u64 & mask(w), ((signed >> (c - 1)) & 1) as u64),
     };
-    let of = if (r ^ d) >> 63 != 0 { OF } else { 0 };
-    set_flags(m, STATUS, result_flags(r, 64) | cf | of);
+    let of = match kind {
+        b'l' => top(r) ^ cf,
+        b'r' => top(a),
+        _ => 0,
+    };
+    set_flags(m, STATUS, result_flags(r, w) | cf | of_if(of));
     set_gpr(m, &ops[0], r)
+}
+
+/// `rol` / `ror` by an immediate at the destination's width: CF the bit rotated into the far end, OF (defined for
+/// a count of 1) the xor of the result's two top bits (`ror`) or of its top bit and CF (`rol`); a count of 0
+/// (after masking) changes no flag.
+fn rotate(m: &mut Machine<'_>, ops: &[Operand], left: bool) -> Result<(), Fault> {
+    let w = bits(&ops[0]);
+    let a = gpr(m, &ops[0])? & mask(w);
+    let c = (gpr(m, &ops[1])? & count_mask(w)) as u32;
+    if c == 0 {
+        return set_gpr(m, &ops[0], a);
+    }
+    let r = match (w, left) {
+        (64, true) => a.rotate_left(c),
+        (64, false) => a.rotate_right(c),
+        (_, true) => (a as u32).rotate_left(c) as u64,
+        (_, false) => (a as u32).rotate_right(c) as u64,
+    };
+    let top = (r >> (w - 1)) & 1;
+    let (cf, of) = if left { (r & 1, top ^ (r & 1)) } else { (top, top ^ ((r >> (w - 2)) & 1)) };
+    set_flags(m, CF | OF, cf | of_if(of));
+    set_gpr(m, &ops[0], r)
+}
+
+/// `shld` / `shrd` by an immediate at the destination's width: `d` shifted by `n` (masked), filled from `s`; CF the
+/// last bit shifted out, OF (defined for a count of 1) whether the sign changed; a count of 0 changes no flag.
+fn double_shift(m: &mut Machine<'_>, ops: &[Operand], left: bool) -> Result<(), Fault> {
+    let w = bits(&ops[0]);
+    let (d, s) = (gpr(m, &ops[0])? & mask(w), gpr(m, &ops[1])? & mask(w));
+    let c = gpr(m, &ops[2])? & count_mask(w);
+    if c == 0 {
+        return set_gpr(m, &ops[0], d);
+    }
+    let wc = w as u64 - c;
+    let (r, cf) = if left {
+        (((d << c) | (s >> wc)) & mask(w), (d >> wc) & 1)
+    } else {
+        (((d >> c) | (s << wc)) & mask(w), (d >> (c - 1)) & 1)
+    };
+    let of = ((r ^ d) >> (w - 1)) & 1;
+    set_flags(m, STATUS, result_flags(r, w) | cf | of_if(of));
+    set_gpr(m, &ops[0], r)
+}
+
+/// `cmovcc`: `d = s` where the condition holds on the flags (the source is read either way; a 32-bit destination
+/// would be written either way).
+fn cmov(m: &mut Machine<'_>, ops: &[Operand], cond: fn(u64) -> bool) -> Result<(), Fault> {
+    let (d, s) = (gpr(m, &ops[0])?, gpr(m, &ops[1])?);
+    let v = if cond(m.state.flags) { s } else { d };
+    set_gpr(m, &ops[0], v)
+}
+
+/// Whether SF differs from OF (signed less).
+fn less(f: u64) -> bool {
+    (f & SF != 0) != (f & OF != 0)
 }
 
 /// `adcx` (`flag` CF) / `adox` (`flag` OF): `d + s + flag`, the carry out into `flag`, the other flags kept.
@@ -637,12 +777,12 @@ fn pshufd(a: &[u8], sel: u64) -> [u8; 16] {
 use Role::{None as N, R, RW, W};
 
 /// One [`Sem`]: `op [roles] read written undefined variable_time, |m, o| body`, the body a `Result<(), Fault>`
-/// (or `flow |m, o| body` for a body giving the [`Flow`]); `op [roles] @[reg => role, ...] ...` adds the registers
+/// (or `flow |m, o| body` for a body giving the [`Flow`], `result |m, o| body` for one giving a `Result<Flow, Fault>`); `op [roles] @[reg => role, ...] ...` adds the registers
 /// it uses without naming them.
 macro_rules! sems {
     ($(
         $op:ident [$($role:ident),*] $(@[$($ir:expr => $irole:ident),*])? $fr:expr, $fw:expr, $fu:expr, $vt:expr,
-        $(flow $($fl:lifetime)?)? |$m:ident, $o:ident| $body:expr;
+        $($kw:ident)? |$m:ident, $o:ident| $body:expr;
     )*) => {
         &[$(Sem {
             op: Op::$op,
@@ -655,13 +795,14 @@ macro_rules! sems {
             exec: {
                 #[allow(unused_variables)]
                 fn f<'o>($m: &mut Machine<'_>, $o: &'o [Operand]) -> Result<Flow<'o>, Fault> {
-                    sems!(@body $(flow $($fl)?)? $body)
+                    sems!(@body $($kw)? $body)
                 }
                 f
             },
         }),*]
     };
     (@body flow $body:expr) => { Ok($body) };
+    (@body result $body:expr) => { $body };
     (@body $body:expr) => { $body.map(|()| Flow::Next) };
 }
 
@@ -673,6 +814,10 @@ const SHIFT_U: u64 = AF | OF;
 const RAX: Reg = Reg::Gpr(0);
 const RDX: Reg = Reg::Gpr(2);
 const XMM0: Reg = Reg::Vec(0);
+/// The bits of RFLAGS beside the status flags that `pushfq` pushes in a user program: bit 1 (always set) and IF.
+pub const PUSHED_FLAGS: u64 = 0x202;
+/// What `call` pushes for a return address (the interpreter returns by its own record of the call).
+pub const RETURN_MARK: u64 = 0x5245_5455_524e_0000;
 /// Status flags of `mul` and `imul` left undefined (all but CF and OF).
 const IMUL_U: u64 = SF | ZF | AF | PF;
 
@@ -718,8 +863,8 @@ static SEMS: &[Sem] = sems! {
     xor32 [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'^');
     cmp [R, R] 0, STATUS, 0, false, |m, o| arith(m, o, b'?');
     test [R, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b't');
-    shl [RW, N] 0, STATUS, SHIFT_U, false, |m, o| shift(m, o, true);
-    shr [RW, N] 0, STATUS, SHIFT_U, false, |m, o| shift(m, o, false);
+    shl [RW, N] 0, STATUS, SHIFT_U, false, |m, o| shift(m, o, b'l');
+    shr [RW, N] 0, STATUS, SHIFT_U, false, |m, o| shift(m, o, b'r');
     rol [RW, N] 0, CF | OF, OF, false, |m, o| rotate(m, o, true);
     ror [RW, N] 0, CF | OF, OF, false, |m, o| rotate(m, o, false);
     rorx [W, R, N] 0, 0, 0, false, |m, o| {
@@ -739,6 +884,149 @@ static SEMS: &[Sem] = sems! {
     ja [N] CF | ZF, 0, 0, false, flow |m, o| jump(m, o, |f| f & (CF | ZF) == 0);
     jbe [N] CF | ZF, 0, 0, false, flow |m, o| jump(m, o, |f| f & (CF | ZF) != 0);
     ret [] 0, 0, 0, false, flow |m, o| Flow::Ret;
+    movabs [W, N] 0, 0, 0, false, |m, o| { let v = gpr(m, &o[1])?; set_gpr(m, &o[0], v) };
+    and_store [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'&');
+    or_store [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'|');
+    mov32 [W, R] 0, 0, 0, false, |m, o| { let v = gpr(m, &o[1])?; set_gpr(m, &o[0], v) };
+    mov32_load [W, R] 0, 0, 0, false, |m, o| { let v = gpr(m, &o[1])?; set_gpr(m, &o[0], v) };
+    mov32_store [W, R] 0, 0, 0, false, |m, o| { let v = gpr(m, &o[1])?; set_gpr(m, &o[0], v) };
+    lea32 [W, N] 0, 0, 0, false, |m, o| {
+        let Operand::Mem(_, a) = &o[1] else { unreachable!() };
+        let v = address(m, a)?;
+        set_gpr(m, &o[0], v)
+    };
+    add32 [RW, R] 0, STATUS, 0, false, |m, o| arith(m, o, b'+');
+    add_load [RW, R] 0, STATUS, 0, false, |m, o| arith(m, o, b'+');
+    add32_load [RW, R] 0, STATUS, 0, false, |m, o| arith(m, o, b'+');
+    adc_load [RW, R] CF, STATUS, 0, false, |m, o| arith(m, o, b'c');
+    sbb_load [RW, R] CF, STATUS, 0, false, |m, o| arith(m, o, b'b');
+    sub32 [RW, R] 0, STATUS, 0, false, |m, o| arith(m, o, b'-');
+    sub_load [RW, R] 0, STATUS, 0, false, |m, o| arith(m, o, b'-');
+    and32 [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'&');
+    and_load [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'&');
+    or [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'|');
+    or32 [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'|');
+    or_load [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'|');
+    xor [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'^');
+    xor32_load [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'^');
+    cmp32 [R, R] 0, STATUS, 0, false, |m, o| arith(m, o, b'?');
+    cmp_load [R, R] 0, STATUS, 0, false, |m, o| arith(m, o, b'?');
+    test32 [R, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b't');
+    imul32 [RW, R] 0, STATUS, IMUL_U, false, |m, o| {
+        let (a, b) = (gpr(m, &o[0])? as i32, gpr(m, &o[1])? as i32);
+        let wide = a as i64 * b as i64;
+        let r = wide as u32 as u64;
+        let overflow = if wide != wide as i32 as i64 { CF | OF } else { 0 };
+        set_flags(m, STATUS, result_flags(r, 32) | overflow);
+        set_gpr(m, &o[0], r)
+    };
+    imul_imm [W, R, N] 0, STATUS, IMUL_U, false, |m, o| imul3(m, o);
+    imul32_imm [W, R, N] 0, STATUS, IMUL_U, false, |m, o| imul3(m, o);
+    pushfq [] STATUS, 0, 0, false, |m, o| {
+        let v = (m.state.flags & STATUS) | PUSHED_FLAGS;
+        let sp = m.state.gpr[4].wrapping_sub(8);
+        m.mem.write(sp, &v.to_le_bytes())?;
+        m.state.gpr[4] = sp;
+        Ok(())
+    };
+    popfq [] 0, STATUS, 0, false, |m, o| {
+        let sp = m.state.gpr[4];
+        let mut b = [0; 8];
+        m.mem.read(sp, &mut b)?;
+        m.state.gpr[4] = sp.wrapping_add(8);
+        set_flags(m, STATUS, u64::from_le_bytes(b));
+        Ok(())
+    };
+    shl32 [RW, N] 0, STATUS, SHIFT_U, false, |m, o| shift(m, o, b'l');
+    shr32 [RW, N] 0, STATUS, SHIFT_U, false, |m, o| shift(m, o, b'r');
+    sar [RW, N] 0, STATUS, SHIFT_U, false, |m, o| shift(m, o, b'a');
+    rol32 [RW, N] 0, CF | OF, OF, false, |m, o| rotate(m, o, true);
+    ror32 [RW, N] 0, CF | OF, OF, false, |m, o| rotate(m, o, false);
+    rorx32 [W, R, N] 0, 0, 0, false, |m, o| {
+        let v = (gpr(m, &o[1])? as u32).rotate_right((imm(&o[2]) & 31) as u32);
+        set_gpr(m, &o[0], v as u64)
+    };
+    shld32 [RW, R, N] 0, STATUS, SHIFT_U, false, |m, o| double_shift(m, o, true);
+    shrd32 [RW, R, N] 0, STATUS, SHIFT_U, false, |m, o| double_shift(m, o, false);
+    bswap32 [RW] 0, 0, 0, false, |m, o| { let v = gpr(m, &o[0])? as u32; set_gpr(m, &o[0], v.swap_bytes() as u64) };
+    dec [RW] 0, STATUS & !CF, 0, false, |m, o| inc_dec(m, o, false);
+    dec32 [RW] 0, STATUS & !CF, 0, false, |m, o| inc_dec(m, o, false);
+    inc [RW] 0, STATUS & !CF, 0, false, |m, o| inc_dec(m, o, true);
+    inc32 [RW] 0, STATUS & !CF, 0, false, |m, o| inc_dec(m, o, true);
+    neg [RW] 0, STATUS, 0, false, |m, o| {
+        let w = bits(&o[0]);
+        let (r, f) = sub_flags(0, gpr(m, &o[0])?, 0, w);
+        set_flags(m, STATUS, f);
+        set_gpr(m, &o[0], r)
+    };
+    neg32 [RW] 0, STATUS, 0, false, |m, o| {
+        let (r, f) = sub_flags(0, gpr(m, &o[0])?, 0, 32);
+        set_flags(m, STATUS, f);
+        set_gpr(m, &o[0], r)
+    };
+    not [RW] 0, 0, 0, false, |m, o| { let v = gpr(m, &o[0])?; set_gpr(m, &o[0], !v) };
+    not32 [RW] 0, 0, 0, false, |m, o| { let v = gpr(m, &o[0])?; set_gpr(m, &o[0], !v) };
+    andn [W, R, R] 0, STATUS, AF | PF, false, |m, o| andn(m, o);
+    andn32 [W, R, R] 0, STATUS, AF | PF, false, |m, o| andn(m, o);
+    shlx [W, R, R] 0, 0, 0, false, |m, o| { let v = gpr(m, &o[1])? << (gpr(m, &o[2])? & 63); set_gpr(m, &o[0], v) };
+    shrx [W, R, R] 0, 0, 0, false, |m, o| { let v = gpr(m, &o[1])? >> (gpr(m, &o[2])? & 63); set_gpr(m, &o[0], v) };
+    bzhi [W, R, R] 0, STATUS, AF | PF, false, |m, o| {
+        let (s, n) = (gpr(m, &o[1])?, gpr(m, &o[2])? & 255);
+        let r = if n < 64 { s & ((1u64 << n) - 1) } else { s };
+        set_flags(m, STATUS, result_flags(r, 64) | if n > 63 { CF } else { 0 });
+        set_gpr(m, &o[0], r)
+    };
+    bt [R, N] 0, CF | OF | SF | AF | PF, OF | SF | AF | PF, false, |m, o| {
+        let v = gpr(m, &o[0])? >> (imm(&o[1]) & 63);
+        set_flags(m, CF, v & 1);
+        Ok(())
+    };
+    bsf [RW, R] 0, STATUS, STATUS & !ZF, true, |m, o| {
+        let s = gpr(m, &o[1])?;
+        set_flags(m, ZF, if s == 0 { ZF } else { 0 });
+        if s != 0 {
+            set_gpr(m, &o[0], s.trailing_zeros() as u64)?;
+        }
+        Ok(())
+    };
+    movbe [W, R] 0, 0, 0, false, |m, o| { let v = gpr(m, &o[1])?; set_gpr(m, &o[0], v.swap_bytes()) };
+    cmovb [RW, R] CF, 0, 0, false, |m, o| cmov(m, o, |f| f & CF != 0);
+    cmovae [RW, R] CF, 0, 0, false, |m, o| cmov(m, o, |f| f & CF == 0);
+    cmovz [RW, R] ZF, 0, 0, false, |m, o| cmov(m, o, |f| f & ZF != 0);
+    cmovnz [RW, R] ZF, 0, 0, false, |m, o| cmov(m, o, |f| f & ZF == 0);
+    cmovg [RW, R] ZF | SF | OF, 0, 0, false, |m, o| cmov(m, o, |f| f & ZF == 0 && !less(f));
+    jg [N] ZF | SF | OF, 0, 0, false, flow |m, o| jump(m, o, |f| f & ZF == 0 && !less(f));
+    jge [N] SF | OF, 0, 0, false, flow |m, o| jump(m, o, |f| !less(f));
+    jl [N] SF | OF, 0, 0, false, flow |m, o| jump(m, o, less);
+    jle [N] ZF | SF | OF, 0, 0, false, flow |m, o| jump(m, o, |f| f & ZF != 0 || less(f));
+    js [N] SF, 0, 0, false, flow |m, o| jump(m, o, |f| f & SF != 0);
+    jns [N] SF, 0, 0, false, flow |m, o| jump(m, o, |f| f & SF == 0);
+    jo [N] OF, 0, 0, false, flow |m, o| jump(m, o, |f| f & OF != 0);
+    setb [W] CF, 0, 0, false, |m, o| { let v = m.state.flags & CF; set_gpr(m, &o[0], v) };
+    setae [W] CF, 0, 0, false, |m, o| { let v = (m.state.flags & CF) ^ 1; set_gpr(m, &o[0], v) };
+    setz [W] ZF, 0, 0, false, |m, o| { let v = (m.state.flags & ZF != 0) as u64; set_gpr(m, &o[0], v) };
+    setnz [W] ZF, 0, 0, false, |m, o| { let v = (m.state.flags & ZF == 0) as u64; set_gpr(m, &o[0], v) };
+    mov8 [W, R] 0, 0, 0, false, |m, o| { let v = gpr(m, &o[1])?; set_gpr(m, &o[0], v) };
+    add8 [RW, R] 0, STATUS, 0, false, |m, o| arith(m, o, b'+');
+    and8 [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'&');
+    cmp8 [R, R] 0, STATUS, 0, false, |m, o| arith(m, o, b'?');
+    movzx32 [W, R] 0, 0, 0, false, |m, o| { let v = gpr(m, &o[1])? & 0xff; set_gpr(m, &o[0], v) };
+    movzx [W, R] 0, 0, 0, false, |m, o| { let v = gpr(m, &o[1])? & 0xff; set_gpr(m, &o[0], v) };
+    shl_cl [RW, R] 0, STATUS, SHIFT_U, false, |m, o| shift(m, o, b'l');
+    shr_cl [RW, R] 0, STATUS, SHIFT_U, false, |m, o| shift(m, o, b'r');
+    shld_cl [RW, R, R] 0, STATUS, SHIFT_U, false, |m, o| double_shift(m, o, true);
+    shrd_cl [RW, R, R] 0, STATUS, SHIFT_U, false, |m, o| double_shift(m, o, false);
+    // Its address is checked as an access's (a prefetch through a secret address leaks it through the cache).
+    prefetcht0 [R] 0, 0, 0, false, |m, o| Ok(());
+    call [N] 0, 0, 0, false, result |m, o| {
+        // The return address: the interpreter has none, and returns by its own record; a marker stands for it.
+        let sp = m.state.gpr[4].wrapping_sub(8);
+        m.mem.write(sp, &RETURN_MARK.to_le_bytes())?;
+        m.state.gpr[4] = sp;
+        let Operand::Label(l) = &o[0] else { unreachable!("call takes a label") };
+        Ok(Flow::Call(l))
+    };
+    endbr64 [] 0, 0, 0, false, |m, o| Ok(());
     vmovdqu_load [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vmovdqu_store [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vmovdqa [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
@@ -798,6 +1086,19 @@ static SEMS: &[Sem] = sems! {
     vaeskeygenassist [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, rcon| lanes(w, a, a, |x, _| keygenassist(x, rcon)));
     vgf2p8affineqb [W, R, R, N] 0, 0, 0, false, |m, o| affine_op(m, o, false);
     vgf2p8affineinvqb [W, R, R, N] 0, 0, 0, false, |m, o| affine_op(m, o, true);
+    vmovq_to_gpr [W, R] 0, 0, 0, false, |m, o| { let v = vec(m, &o[1])?; set_gpr(m, &o[0], qword(&v, 0)) };
+    vmovd_gpr [W, R] 0, 0, 0, false, |m, o| {
+        let v = gpr(m, &o[1])?;
+        let mut d = [0; VEC_BYTES];
+        d[..4].copy_from_slice(&(v as u32).to_le_bytes());
+        set_vec(m, &o[0], d)
+    };
+    vmovups_load [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
+    vmovups_store [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
+    vxorps [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| x ^ y));
+    vpaddb [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| std::array::from_fn(|i| if i < w { a[i].wrapping_add(b[i]) } else { 0 }));
+    vpsubd [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| d2(w, a, b, u32::wrapping_sub));
+    vpmuludq [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| (x & 0xffff_ffff) * (y & 0xffff_ffff)));
     vpblendd [W, R, R, N] 0, 0, 0, false, |m, o| blendd(m, o);
     sha256rnds2 [RW, R] @[XMM0 => R] 0, 0, 0, false, |m, o| {
         let (d, s, k) = (vec(m, &o[0])?, vec(m, &o[1])?, m.state.vec[0]);
@@ -823,6 +1124,101 @@ static SEMS: &[Sem] = sems! {
     movdqu_load [W, R] 0, 0, 0, false, |m, o| legacy_mov(m, o);
     movdqu_store [W, R] 0, 0, 0, false, |m, o| legacy_mov(m, o);
     pxor [RW, R] 0, 0, 0, false, |m, o| legacy(m, o, |a, b| std::array::from_fn(|i| a[i] ^ b[i]));
+    por [RW, R] 0, 0, 0, false, |m, o| legacy(m, o, |a, b| std::array::from_fn(|i| a[i] | b[i]));
+    pand [RW, R] 0, 0, 0, false, |m, o| legacy(m, o, |a, b| std::array::from_fn(|i| a[i] & b[i]));
+    pandn [RW, R] 0, 0, 0, false, |m, o| legacy(m, o, |a, b| std::array::from_fn(|i| !a[i] & b[i]));
+    xorps [RW, R] 0, 0, 0, false, |m, o| legacy(m, o, |a, b| std::array::from_fn(|i| a[i] ^ b[i]));
+    pcmpeqd [RW, R] 0, 0, 0, false, |m, o| legacy(m, o, |a, b| map_d(a, b, |x, y| if x == y { !0 } else { 0 }));
+    pcmpgtd [RW, R] 0, 0, 0, false, |m, o| legacy(m, o, |a, b| map_d(a, b, |x, y| if x as i32 > y as i32 { !0 } else { 0 }));
+    psubd [RW, R] 0, 0, 0, false, |m, o| legacy(m, o, |a, b| map_d(a, b, u32::wrapping_sub));
+    punpckldq [RW, R] 0, 0, 0, false, |m, o| legacy(m, o, |a, b| unpack(a, b, 4, false));
+    punpckhdq [RW, R] 0, 0, 0, false, |m, o| legacy(m, o, |a, b| unpack(a, b, 4, true));
+    punpcklqdq [RW, R] 0, 0, 0, false, |m, o| legacy(m, o, |a, b| unpack(a, b, 8, false));
+    punpckhqdq [RW, R] 0, 0, 0, false, |m, o| legacy(m, o, |a, b| unpack(a, b, 8, true));
+    shufps [RW, R, N] 0, 0, 0, false, |m, o| {
+        let n = imm(&o[2]) as usize;
+        legacy(m, o, |a, b| {
+            let (a, b) = (dwords(a), dwords(b));
+            from_dwords([a[n & 3], a[(n >> 2) & 3], b[(n >> 4) & 3], b[(n >> 6) & 3]])
+        })
+    };
+    movhlps [RW, R] 0, 0, 0, false, |m, o| legacy(m, o, |a, b| std::array::from_fn(|i| if i < 8 { b[i + 8] } else { a[i] }));
+    psrld [RW, N] 0, 0, 0, false, |m, o| legacy_imm(m, o, |a, n| map_d(a, a, |x, _| if n > 31 { 0 } else { x >> n }));
+    pslld [RW, N] 0, 0, 0, false, |m, o| legacy_imm(m, o, |a, n| map_d(a, a, |x, _| if n > 31 { 0 } else { x << n }));
+    psrlq [RW, N] 0, 0, 0, false, |m, o| legacy_imm(m, o, |a, n| map_q(a, a, |x, _| if n > 63 { 0 } else { x >> n }));
+    psllq [RW, N] 0, 0, 0, false, |m, o| legacy_imm(m, o, |a, n| map_q(a, a, |x, _| if n > 63 { 0 } else { x << n }));
+    pslldq [RW, N] 0, 0, 0, false, |m, o| legacy_imm(m, o, |a, n| byte_shift(a, n, true));
+    psrldq [RW, N] 0, 0, 0, false, |m, o| legacy_imm(m, o, |a, n| byte_shift(a, n, false));
+    movups [W, R] 0, 0, 0, false, |m, o| legacy_mov(m, o);
+    movups_store [W, R] 0, 0, 0, false, |m, o| legacy_mov(m, o);
+    movaps [W, R] 0, 0, 0, false, |m, o| legacy_mov(m, o);
+    movaps_store [W, R] 0, 0, 0, false, |m, o| legacy_mov(m, o);
+    movq_to_gpr [W, R] 0, 0, 0, false, |m, o| { let v = vec(m, &o[1])?; set_gpr(m, &o[0], qword(&v, 0)) };
+    movq_from_gpr [W, R] 0, 0, 0, false, |m, o| {
+        let v = gpr(m, &o[1])?;
+        set_legacy(m, &o[0], (v as u128).to_le_bytes())
+    };
+    movq_load [W, R] 0, 0, 0, false, |m, o| legacy_mov(m, o);
+    movq_store [W, R] 0, 0, 0, false, |m, o| legacy_mov(m, o);
+    movd_from_gpr [W, R] 0, 0, 0, false, |m, o| {
+        let v = gpr(m, &o[1])? as u32;
+        set_legacy(m, &o[0], (v as u128).to_le_bytes())
+    };
+    movd_load [W, R] 0, 0, 0, false, |m, o| legacy_mov(m, o);
+    movd_store [W, R] 0, 0, 0, false, |m, o| legacy_mov(m, o);
+    movd_to_gpr [W, R] 0, 0, 0, false, |m, o| { let v = vec(m, &o[1])?; set_gpr(m, &o[0], dword(&v, 0) as u64) };
+    pinsrd [RW, R, N] 0, 0, 0, false, |m, o| {
+        let (mut d, s, n) = (dwords(&vec(m, &o[0])?), gpr(m, &o[1])?, imm(&o[2]) as usize & 3);
+        d[n] = s as u32;
+        set_legacy(m, &o[0], from_dwords(d))
+    };
+    pinsrb [RW, R, N] 0, 0, 0, false, |m, o| {
+        let (mut d, s, n) = (vec(m, &o[0])?, gpr(m, &o[1])?, imm(&o[2]) as usize & 15);
+        d[n] = s as u8;
+        set_legacy(m, &o[0], d[..16].try_into().expect("16 bytes"))
+    };
+    pextrb [W, R, N] 0, 0, 0, false, |m, o| {
+        let (a, n) = (vec(m, &o[1])?, imm(&o[2]) as usize & 15);
+        set_gpr(m, &o[0], a[n] as u64)
+    };
+    pextrq [W, R, N] 0, 0, 0, false, |m, o| {
+        let (a, n) = (vec(m, &o[1])?, imm(&o[2]) as usize & 1);
+        set_gpr(m, &o[0], qword(&a, n))
+    };
+    aeskeygenassist [W, R, N] 0, 0, 0, false, |m, o| {
+        let n = imm(&o[2]);
+        legacy(m, o, |_, s| keygenassist(s, n))
+    };
+    aesimc [W, R] 0, 0, 0, false, |m, o| legacy(m, o, |_, s| inv_mix_columns(s.try_into().expect("16 bytes")));
+    sha1rnds4 [RW, R, N] 0, 0, 0, false, |m, o| {
+        let n = imm(&o[2]);
+        legacy(m, o, |d, s| sha1rnds4(d, s, n))
+    };
+    sha1nexte [RW, R] 0, 0, 0, false, |m, o| {
+        legacy(m, o, |d, s| {
+            let mut w = dwords(s);
+            w[3] = w[3].wrapping_add(dword(d, 3).rotate_left(30));
+            from_dwords(w)
+        })
+    };
+    sha1msg1 [RW, R] 0, 0, 0, false, |m, o| {
+        legacy(m, o, |d, s| {
+            // W0..W3 in dwords 3..0 of `d`, W4, W5 in dwords 3, 2 of `s`.
+            let ([w3, w2, w1, w0], [_, _, w5, w4]) = (dwords(d), dwords(s));
+            from_dwords([w5 ^ w3, w4 ^ w2, w3 ^ w1, w2 ^ w0])
+        })
+    };
+    sha1msg2 [RW, R] 0, 0, 0, false, |m, o| {
+        legacy(m, o, |d, s| {
+            // The partial words in dwords 3..0 of `d`, W13, W14, W15 in dwords 2..0 of `s`.
+            let ([d0, d1, d2, d3], [w15, w14, w13, _]) = (dwords(d), dwords(s));
+            let w16 = (d3 ^ w13).rotate_left(1);
+            let w17 = (d2 ^ w14).rotate_left(1);
+            let w18 = (d1 ^ w15).rotate_left(1);
+            let w19 = (d0 ^ w16).rotate_left(1);
+            from_dwords([w19, w18, w17, w16])
+        })
+    };
     paddd [RW, R] 0, 0, 0, false, |m, o| {
         legacy(m, o, |a, b| std::array::from_fn(|i| dword(a, i / 4).wrapping_add(dword(b, i / 4)).to_le_bytes()[i % 4]))
     };
@@ -864,6 +1260,21 @@ static SEMS: &[Sem] = sems! {
     vpunpckhdq_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, |x, y| unpack(x, y, 4, true)));
     vpunpcklqdq_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, |x, y| unpack(x, y, 8, false)));
     vpunpckhqdq_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, |x, y| unpack(x, y, 8, true)));
+    vmovdqa_store_y [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
+    vpalignr_y [W, R, R, N] 0, 0, 0, false, |m, o| {
+        let n = imm(&o[3]);
+        vop(m, o, |w, a, b| lanes(w, a, b, |x, y| palignr(x, y, n)))
+    };
+    vpmuludq_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| (x & 0xffff_ffff) * (y & 0xffff_ffff)));
+    vpsrlq_y [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| q2(w, a, a, |x, _| if n > 63 { 0 } else { x >> n }));
+    vpcmpgtd [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| d2(w, a, b, |x, y| if x as i32 > y as i32 { !0 } else { 0 }));
+    vpbroadcastd_y_reg [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 4);
+    vpcmpeqd_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| d2(w, a, b, |x, y| if x == y { !0 } else { 0 }));
+    vpermd [W, R, R] 0, 0, 0, false, |m, o| {
+        vop(m, o, |_, a, b| std::array::from_fn(|i| if i < 32 { b[4 * (dword(a, i / 4) as usize & 7) + i % 4] } else { 0 }))
+    };
+    vpbroadcastq_y [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 8);
+    vpbroadcastq_y_reg [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 8);
     vpbroadcastd_y [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 4);
     vpshufb_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, pshufb));
     vpshufd_y [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| lanes(w, a, a, |x, _| pshufd(x, n)));
@@ -898,16 +1309,17 @@ static SEMS: &[Sem] = sems! {
         }
         Ok(())
     };
+    vzeroall [] 0, 0, 0, false, |m, o| {
+        // Registers 0-15 only: zmm16-zmm31 are kept.
+        for v in &mut m.state.vec[..16] {
+            v.fill(0);
+        }
+        Ok(())
+    };
     vmovdqu64 [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vmovdqu64_store [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vpxorq [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| x ^ y));
-    vpternlogq [RW, R, R, N] 0, 0, 0, false, |m, o| {
-        let (d, n) = (vec(m, &o[0])?, imm(&o[3]));
-        vop(m, o, |w, a, b| {
-            let q = |v: &Vector, i: usize| qword(v, i);
-            std::array::from_fn(|i| if i < w { ternlog(q(&d, i / 8), q(a, i / 8), q(b, i / 8), n).to_le_bytes()[i % 8] } else { 0 })
-        })
-    };
+    vpternlogq [RW, R, R, N] 0, 0, 0, false, |m, o| ternlog_op(m, o);
     vpclmulqdq_z [W, R, R, N] 0, 0, 0, false, |m, o| clmul_op(m, o);
     vpshufb_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, pshufb));
     vpslldq_z [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| lanes(w, a, a, |x, _| byte_shift(x, n, true)));
@@ -942,7 +1354,82 @@ static SEMS: &[Sem] = sems! {
     vpunpckhdq_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, |x, y| unpack(x, y, 4, true)));
     vpunpcklqdq_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, |x, y| unpack(x, y, 8, false)));
     vpunpckhqdq_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, |x, y| unpack(x, y, 8, true)));
+    vpxord [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| x ^ y));
+    vpternlogd [RW, R, R, N] 0, 0, 0, false, |m, o| ternlog_op(m, o);
+    vpxord_x [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| x ^ y));
+    vpxord_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| x ^ y));
+    vpternlogd_x [RW, R, R, N] 0, 0, 0, false, |m, o| ternlog_op(m, o);
+    vpternlogd_y [RW, R, R, N] 0, 0, 0, false, |m, o| ternlog_op(m, o);
+    vmovdqu8 [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
+    vmovdqu8_store [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
+    vmovdqu8_maskz [W, R] 0, 0, 0, false, |m, o| {
+        let Operand::ZmmMaskz(n, k) = o[0] else { unreachable!("vmovdqu8_maskz writes zmm{{k}}{{z}}") };
+        let mask = m.state.k[k as usize];
+        let mut d = [0; VEC_BYTES];
+        match &o[1] {
+            // Masked-off bytes are not read (they do not fault: how a tail is loaded).
+            Operand::Mem(_, a) => {
+                let addr = address(m, a)?;
+                for (i, b) in d.iter_mut().enumerate().filter(|(i, _)| (mask >> i) & 1 == 1) {
+                    let mut one = [0];
+                    m.mem.read(addr.wrapping_add(i as u64), &mut one)?;
+                    *b = one[0];
+                }
+            }
+            s => {
+                let s = vec(m, s)?;
+                d = std::array::from_fn(|i| if (mask >> i) & 1 == 1 { s[i] } else { 0 });
+            }
+        }
+        m.state.vec[n as usize] = d;
+        Ok(())
+    };
+    kmovq [W, R] 0, 0, 0, false, |m, o| {
+        let Operand::K(k) = o[0] else { unreachable!("kmovq writes an opmask register") };
+        m.state.k[k as usize] = gpr(m, &o[1])?;
+        Ok(())
+    };
+    vextracti32x4 [W, R, N] 0, 0, 0, false, |m, o| {
+        let (a, n) = (vec(m, &o[1])?, imm(&o[2]) as usize & 3);
+        let mut d = [0; VEC_BYTES];
+        d[..16].copy_from_slice(&a[16 * n..16 * n + 16]);
+        set_vec(m, &o[0], d)
+    };
 };
+
+/// `vpternlogd` / `vpternlogq` without a mask, at the destination's width.
+fn ternlog_op(m: &mut Machine<'_>, o: &[Operand]) -> Result<(), Fault> {
+    let (d, n) = (vec(m, &o[0])?, imm(&o[3]));
+    vop(m, o, |w, a, b| {
+        std::array::from_fn(|i| {
+            if i < w {
+                ternlog(qword(&d, i / 8), qword(a, i / 8), qword(b, i / 8), n).to_le_bytes()[i % 8]
+            } else {
+                0
+            }
+        })
+    })
+}
+
+/// `imul d, s, imm` at the destination's width: the low half of the signed product, CF and OF where it did not
+/// fit.
+fn imul3(m: &mut Machine<'_>, o: &[Operand]) -> Result<(), Fault> {
+    let w = bits(&o[0]);
+    let sign = |v: u64| ((v << (64 - w)) as i64 >> (64 - w)) as i128;
+    let wide = sign(gpr(m, &o[1])?) * gpr(m, &o[2])? as i64 as i128;
+    let r = wide as u64 & mask(w);
+    let overflow = if wide != sign(r) { CF | OF } else { 0 };
+    set_flags(m, STATUS, result_flags(r, w) | overflow);
+    set_gpr(m, &o[0], r)
+}
+
+/// `andn` at the destination's width: `!a & b`; SF and ZF from the result, CF and OF clear.
+fn andn(m: &mut Machine<'_>, o: &[Operand]) -> Result<(), Fault> {
+    let w = bits(&o[0]);
+    let r = !gpr(m, &o[1])? & gpr(m, &o[2])? & mask(w);
+    set_flags(m, STATUS, result_flags(r, w));
+    set_gpr(m, &o[0], r)
+}
 
 /// `vpblendd` at any width: dword `i` from the third operand where bit `i` of the immediate is set, else from the
 /// second.

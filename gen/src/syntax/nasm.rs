@@ -62,6 +62,7 @@ pub fn align_data(log2: u32) -> String {
 
 fn size_keyword(size: Size) -> &'static str {
     match size {
+        Size::Byte => "byte",
         Size::Dword => "dword",
         Size::Qword => "qword",
         Size::Xmmword => "oword",
