@@ -41,6 +41,10 @@ pub struct Imported<I: Decode> {
     /// The bytes of code the function holds: the symbol's, without the padding after its last instruction
     /// (the next function's alignment).
     pub len: usize,
+    /// Where each instruction starts, and its text (to name the one whose bytes differ).
+    pub texts: Vec<(usize, String)>,
+    /// The alignment (log2) of the function's offset in its section, at most asmgen's function alignment.
+    pub start_align: u32,
 }
 
 /// One decoded instruction and where it lies.
@@ -81,7 +85,16 @@ pub fn import<I: Decode>(
         masks: Vec::new(),
         frame_mapped: false,
         len: code.len(),
+        texts: Vec::new(),
+        start_align: f.offset.trailing_zeros().min(crate::layout::FUNCTION_ALIGN_LOG2),
     };
+    out.texts = decoded
+        .iter()
+        .filter_map(|d| match &d.decoded {
+            Decoded::Inst(i) => Some((d.at, crate::isa::inst_text::<I>(i.op, &i.operands))),
+            _ => None,
+        })
+        .collect();
     out.function = if let Some(e) = undecodable {
         Err(e)
     } else if let Some(m) = out.missing.first() {

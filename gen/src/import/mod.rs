@@ -211,7 +211,20 @@ fn compare<I: Decode>(f: &Function<I>, imported: &function::Imported<I>, code: &
     }
     let n = lowered.len().min(code.len());
     if let Some(k) = (0..n).find(|&k| (lowered[k] ^ code[k]) & mask[k] != 0) {
-        return Err((k as u64, format!("lowered byte {:#04x}, object byte {:#04x}", lowered[k], code[k])));
+        // The instruction of the object there, as decoded (the lowering's may have another length).
+        let inst = imported.texts.iter().rev().find(|(at, _)| *at <= k).map_or("", |(_, t)| t.as_str());
+        let prefix = if matches!(code[k], 0x66 | 0x67) && lowered[k] != code[k] {
+            "; the object has a prefix there that the tables do not write"
+        } else if f.body.iter().any(|i| matches!(i, Item::Align(a) if *a > imported.start_align)) {
+            "; the object's function starts at an offset less aligned than its alignment inside, which pads \
+             differently where asmgen places it (at 32 bytes)"
+        } else {
+            ""
+        };
+        return Err((
+            k as u64,
+            format!("in `{inst}`: lowered byte {:#04x}, object byte {:#04x}{prefix}", lowered[k], code[k]),
+        ));
     }
     if lowered.len() != code.len() {
         let tail = |b: &[u8]| b[n.saturating_sub(3)..].iter().map(|x| format!("{x:02x}")).collect::<Vec<_>>().join(" ");

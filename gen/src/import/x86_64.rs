@@ -111,7 +111,8 @@ impl Decode for X86_64 {
     const RUST_NAMES: &'static [&'static str] =
         &["mem", "mem_index", "rip", "rip_off", "Gpr32", "X86Feature", "Xmm", "Ymm", "Zmm", "X86_64"];
     fn is_reg_const(token: &str) -> bool {
-        token.starts_with('R') && crate::isa::x86_64::GPR64.iter().any(|r| r.eq_ignore_ascii_case(token))
+        matches!(token, "CL" | "k")
+            || token.starts_with('R') && crate::isa::x86_64::GPR64.iter().any(|r| r.eq_ignore_ascii_case(token))
     }
     const RUST_ISA: &'static str = "X86_64";
     const RUST_FEATURE: &'static str = "X86Feature";
@@ -120,7 +121,15 @@ impl Decode for X86_64 {
 /// The operands of entry `op` from the decoded instruction `i` at `at`.
 fn operands(op: Op, i: &Instruction, at: usize, refs: &mut Refs) -> Result<Operands<Operand>, String> {
     let info = &OPS[op as usize];
-    if info.kinds.len() != i.op_count() as usize {
+    if i.is_broadcast() {
+        return Err("a broadcast memory operand".into());
+    }
+    if i.op_mask() != Register::None && !info.kinds.contains(&"Zkz") {
+        return Err(if i.zeroing_masking() { "a zeroing mask" } else { "a merging mask" }.into());
+    }
+    // `sha256rnds2`'s xmm0 is implicit in the entry (and its semantics), a third operand to iced-x86.
+    let implicit = i.code() == Code::Sha256rnds2_xmm_xmmm128 && i.op_count() == 3 && i.op2_register() == Register::XMM0;
+    if info.kinds.len() + usize::from(implicit) != i.op_count() as usize {
         return Err(format!("{} operands, the entry {} has {}", i.op_count(), info.name, info.kinds.len()));
     }
     let mut out = Operands::new();
@@ -136,6 +145,18 @@ fn number(r: Register, first: Register) -> u8 {
 }
 
 fn gpr(r: Register) -> Option<Operand> {
+    if r.is_gpr8() {
+        // al, cl, dl, bl, then ah..bh (which no entry names), spl..dil, r8b..r15b.
+        let n = number(r, Register::AL);
+        return match n {
+            0..=3 => Some(Operand::Gpr8(n)),
+            8..=19 => Some(Operand::Gpr8(n - 4)),
+            _ => None,
+        };
+    }
+    if r.is_k() {
+        return Some(Operand::K(number(r, Register::K0)));
+    }
     if r.is_gpr64() {
         Some(Operand::Gpr(number(r, Register::RAX)))
     } else if r.is_gpr32() {
@@ -164,17 +185,33 @@ fn operand(kind: &str, i: &Instruction, k: u32, at: usize, refs: &mut Refs) -> R
         "Ym" | "M256" => Some(Size::Ymmword),
         "Zm" | "M512" => Some(Size::Zmmword),
         "Rm64" | "M64" | "Addr" => Some(Size::Qword),
-        "M32" => Some(Size::Dword),
+        "M32" | "Rm32" => Some(Size::Dword),
+        "M8" | "Rm8" => Some(Size::Byte),
         _ => None,
     };
     match i.op_kind(k) {
         OpKind::Register => {
             let r = i.op_register(k);
             let o = gpr(r).or_else(|| vector(r)).ok_or_else(|| format!("register {r:?}"))?;
+            let masked = i.op_mask() != Register::None && k == 0;
+            if kind == "Zkz" {
+                return match o {
+                    Operand::Zmm(z) if masked && i.zeroing_masking() => {
+                        Ok(Operand::ZmmMaskz(z, number(i.op_mask(), Register::K0)))
+                    }
+                    _ => Err(format!("{r:?} without a zeroing mask for kind Zkz")),
+                };
+            }
+            if masked {
+                return Err("a masked destination for an unmasked kind".into());
+            }
             let fits = matches!(
                 (kind, &o),
                 ("R64" | "Ri64" | "Rm64", Operand::Gpr(_))
-                    | ("R32", Operand::Gpr32(_))
+                    | ("R32" | "Ri32" | "Rm32", Operand::Gpr32(_))
+                    | ("R8" | "Rm8", Operand::Gpr8(_))
+                    | ("Cl", Operand::Gpr8(1))
+                    | ("Kr", Operand::K(_))
                     | ("X" | "Xm", Operand::Xmm(_))
                     | ("Y" | "Ym", Operand::Ymm(_))
                     | ("Z" | "Zm", Operand::Zmm(_))
@@ -194,7 +231,7 @@ fn operand(kind: &str, i: &Instruction, k: u32, at: usize, refs: &mut Refs) -> R
             let v = i.immediate(k) as i64;
             match kind {
                 "Sel" => Ok(Operand::Sel(v as u8)),
-                "Imm" | "Ri64" => Ok(Operand::Imm(v)),
+                "Imm" | "Ri64" | "Ri32" | "I32" | "Imm64" => Ok(Operand::Imm(v)),
                 _ => Err(format!("immediate for kind {kind}")),
             }
         }
@@ -256,6 +293,10 @@ fn rust_operand(kind: &str, o: &Operand, label: &dyn Fn(&Label) -> String) -> St
     match o {
         Operand::Gpr(n) => g(*n),
         Operand::Gpr32(n) => format!("Gpr32({n})"),
+        Operand::Gpr8(1) if kind == "Cl" => "CL".into(),
+        Operand::Gpr8(n) => format!("{}.b()", g(*n)),
+        Operand::K(k) => format!("k({k})"),
+        Operand::ZmmMaskz(z, k) => format!("Zmm({z}).maskz(k({k}))"),
         Operand::Xmm(n) => format!("Xmm({n})"),
         Operand::Ymm(n) => format!("Ymm({n})"),
         Operand::Zmm(n) => format!("Zmm({n})"),
