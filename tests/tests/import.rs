@@ -29,6 +29,19 @@ const GAS_AARCH64: Assembler = Assembler { arch: Arch::Aarch64, cmd: "aarch64-li
 /// rv64g without compressed forms and without linker relaxation: the final bytes, as the listings are linked.
 const GAS_RISCV64: Assembler =
     Assembler { arch: Arch::Riscv64, cmd: "riscv64-linux-gnu-gcc", args: &["-c", "-march=rv64g", "-mno-relax"] };
+const LLVM_X86_64_MACOS: Assembler =
+    Assembler { arch: Arch::X86_64, cmd: "llvm-mc-19", args: &["-triple=x86_64-apple-macos", "-filetype=obj"] };
+const MINGW_X86_64: Assembler = Assembler { arch: Arch::X86_64, cmd: "x86_64-w64-mingw32-gcc", args: &["-c"] };
+const LLVM_AARCH64_MACOS: Assembler = Assembler {
+    arch: Arch::Aarch64,
+    cmd: "llvm-mc-19",
+    args: &["-triple=arm64-apple-macos", "-mattr=+aes,+sha2,+sha3,+sm4", "-filetype=obj"],
+};
+const LLVM_AARCH64_WINDOWS: Assembler = Assembler {
+    arch: Arch::Aarch64,
+    cmd: "llvm-mc-19",
+    args: &["-triple=aarch64-windows", "-mattr=+aes,+sha2,+sha3,+sm4", "-filetype=obj"],
+};
 /// llvm-mc for the hand-written riscv64 file: GNU as 2.40 lacks the vector crypto extensions.
 const LLVM_RISCV64: Assembler = Assembler {
     arch: Arch::Riscv64,
@@ -91,6 +104,16 @@ fn importer_aarch64_listings_round_trip() {
 #[test]
 fn importer_riscv64_listings_round_trip() {
     round_trip_listings("riscv64-linux", &GAS_RISCV64);
+}
+
+/// Mach-O and COFF: the macOS listings (llvm-mc's padding compares by length), the Windows ones (a Win64
+/// prologue, which moves the parameters, stays in a naked body; ARM64 SEH's is the ABI's).
+#[test]
+fn importer_macos_and_windows_listings_round_trip() {
+    round_trip_listings("x86_64-macos", &LLVM_X86_64_MACOS);
+    round_trip_listings("aarch64-macos", &LLVM_AARCH64_MACOS);
+    round_trip_listings("x86_64-windows", &MINGW_X86_64);
+    round_trip_listings("aarch64-windows", &LLVM_AARCH64_WINDOWS);
 }
 
 fn round_trip_hand_written(file: &str, asm: &Assembler, expect: &[&str]) {

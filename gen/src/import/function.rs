@@ -187,7 +187,12 @@ fn build<I: Decode>(
             }
             Decoded::Nop(_) => {
                 let run = decoded[i..].iter().take_while(|d| matches!(d.decoded, Decoded::Nop(_))).count();
-                padding(f, &decoded[i..i + run], &mut body)?;
+                if padding(f, &decoded[i..i + run], &mut body)? {
+                    // Assemblers pad with no-ops of their own choice (GNU as and llvm-mc differ): the padding
+                    // compares by its place and length.
+                    let (from, last) = (decoded[i].at, &decoded[i + run - 1]);
+                    out.masks.push((from, vec![0; last.at + last.len - from]));
+                }
                 i += run;
             }
         }
@@ -233,12 +238,12 @@ fn mask_of<I: Decode>(refs: &Refs, at: usize, len: usize, inst: &Inst<I>) -> Opt
     (external && len >= 4).then(|| (at, I::reloc_mask(inst, len, len - 4, 4)))
 }
 
-/// A run of no-ops: the alignment it makes, else the instructions themselves where the table has them.
-fn padding<I: Decode>(f: &FunctionSymbol, run: &[At<I>], body: &mut Vec<Item<I>>) -> Result<(), String> {
+/// A run of no-ops: the alignment it makes (true), else the instructions themselves where the table has them.
+fn padding<I: Decode>(f: &FunctionSymbol, run: &[At<I>], body: &mut Vec<Item<I>>) -> Result<bool, String> {
     let (from, to) = (run[0].at, run[run.len() - 1].at + run[run.len() - 1].len);
     if let Some(k) = alignment(f.offset + from as u64, f.offset + to as u64) {
         body.push(Item::Align(k));
-        return Ok(());
+        return Ok(true);
     }
     for d in run {
         match &d.decoded {
@@ -246,7 +251,7 @@ fn padding<I: Decode>(f: &FunctionSymbol, run: &[At<I>], body: &mut Vec<Item<I>>
             _ => return Err(format!("padding at +{from:#x}..+{to:#x} that does not end at an aligned offset")),
         }
     }
-    Ok(())
+    Ok(false)
 }
 
 /// The alignment (log2) that padding from `from` to `to` (offsets in the section) makes: the smallest
@@ -270,15 +275,29 @@ fn frame_of<I: Decode>(abi: Abi, body: Vec<Item<I>>) -> (Option<Frame<I>>, Vec<I
     let mut saved: Vec<I::Reg> = used.into_iter().filter(|r| I::callee_saved(abi, *r)).collect();
     saved.sort();
     saved.dedup();
-    let frame = Frame {
-        saved,
-        params: 0,
-        locals: Default::default(),
-        stack_params: Vec::new(),
-        naked: false,
-        landing_pad: true,
-    };
-    let (pro, epi) = I::prologue_epilogue(abi, &frame);
+    // Win64's prologue moves the parameters to where System V passes them: as many as the function has.
+    // The most that match: with fewer, the moves would stay in the body as instructions.
+    let most = if abi == Abi::Win64 { 6 } else { 0 };
+    for params in (0..=most).rev() {
+        let frame = Frame {
+            saved: saved.clone(),
+            params,
+            locals: Default::default(),
+            stack_params: Vec::new(),
+            naked: false,
+            landing_pad: true,
+        };
+        if let Some((first, last)) = frame_bounds(abi, &frame, &body) {
+            return inner_body(frame, body, first, last);
+        }
+    }
+    (None, body)
+}
+
+/// Where the body between `frame`'s prologue and epilogue starts and ends in `body`, if `body` starts with the
+/// one and ends with the other.
+fn frame_bounds<I: Decode>(abi: Abi, frame: &Frame<I>, body: &[Item<I>]) -> Option<(usize, usize)> {
+    let (pro, epi) = I::prologue_epilogue(abi, frame);
     let insts = |items: &[Item<I>]| -> Vec<Inst<I>> {
         items.iter().filter_map(|i| if let Item::Inst(x) = i { Some(copy(x)) } else { None }).collect()
     };
@@ -290,12 +309,22 @@ fn frame_of<I: Decode>(abi: Abi, body: Vec<Item<I>>) -> (Option<Frame<I>>, Vec<I
         || !pro.iter().zip(&body_insts).all(|(p, (_, b))| same(p, b))
         || !epi.iter().rev().zip(body_insts.iter().rev()).all(|(e, (_, b))| same(e, b))
     {
-        return (None, body);
+        return None;
     }
     // The body between: from after the prologue's last instruction to before the epilogue's first (labels at
     // the epilogue's start stay in the body).
     let first = if pro.is_empty() { 0 } else { body_insts[pro.len() - 1].0 + 1 };
     let last = if epi.is_empty() { body.len() } else { body_insts[body_insts.len() - epi.len()].0 };
+    Some((first, last))
+}
+
+/// The body of a function with `frame`: the items from `first` to `last`, and the labels after.
+fn inner_body<I: Decode>(
+    frame: Frame<I>,
+    body: Vec<Item<I>>,
+    first: usize,
+    last: usize,
+) -> (Option<Frame<I>>, Vec<Item<I>>) {
     let tail_labels = body[last..].iter().filter_map(|i| if let Item::Label(l) = i { Some(l.clone()) } else { None });
     let tail: Vec<Label> = tail_labels.collect();
     // A body that moves the stack pointer itself keeps its own frame (naked): the builder's frame owns it.
@@ -338,7 +367,8 @@ fn constants(refs: &Refs) -> Vec<Const> {
             Some(((s, o), _)) if s == section => *o,
             _ => sec.data.len() as u64,
         };
-        let start = (*offset).min(sec.data.len() as u64);
+        let end = end.min(sec.data.len() as u64);
+        let start = (*offset).min(end);
         let align = if *offset == 0 { sec.align } else { (1u64 << offset.trailing_zeros()).min(sec.align) };
         out.push(Const {
             label: (*label).clone(),

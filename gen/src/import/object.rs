@@ -108,41 +108,81 @@ pub fn read(bytes: &[u8]) -> Result<ObjectFile, String> {
     let strip = |n: &str| if macho { n.strip_prefix('_').unwrap_or(n).to_string() } else { n.to_string() };
     for s in file.sections() {
         for (offset, r) in s.relocations() {
-            let kind = match r.flags() {
-                RelocationFlags::Elf { r_type } => r_type,
-                RelocationFlags::MachO { r_type, .. } => u32::from(r_type),
-                RelocationFlags::Coff { typ } => u32::from(typ),
-                _ => 0,
-            };
-            // riscv64's R_RISCV_ALIGN (43) and R_RISCV_RELAX (51) mark what the linker may shorten; they patch
-            // nothing, and the relocation beside them at that offset is the one that does.
-            if arch == Arch::Riscv64 && matches!(kind, 43 | 51) {
-                continue;
+            if let Some(reloc) = reloc(&file, &s, offset, &r, &sections, &strip)? {
+                sections[s.index().0].relocs.entry(offset).or_insert(reloc);
             }
-            let target = match r.target() {
-                RelocationTarget::Symbol(i) => {
-                    let sym = file.symbol_by_index(i).map_err(|e| format!("relocation at {offset:#x}: {e}"))?;
-                    match sym.section_index() {
-                        // Defined here: in a section (a label without a type or size is no `is_definition` to `object`).
-                        Some(sec) => Place::In {
-                            section: sec.0,
-                            offset: sym.address() - file.section_by_index(sec).map_or(0, |s| s.address()),
-                            name: sym.name().ok().filter(|n| !n.is_empty()).map(strip),
-                        },
-                        _ => Place::External(strip(sym.name().unwrap_or("?"))),
-                    }
-                }
-                RelocationTarget::Section(sec) => Place::In { section: sec.0, offset: 0, name: None },
-                _ => {
-                    return Err(format!("relocation at {offset:#x} of {}: an absolute target", s.name().unwrap_or("?")))
-                }
-            };
-            let reloc = Reloc { target, addend: r.addend(), size: (r.size() / 8).max(1) };
-            sections[s.index().0].relocs.entry(offset).or_insert(reloc);
         }
     }
     let functions = functions(&file, &sections, strip)?;
     Ok(ObjectFile { arch, macho, coff, sections, functions })
+}
+
+/// The relocation `r` at `offset` of section `s`, with its addend as ELF's explicit one (the field's value where
+/// the format keeps it there); none for the markers that patch nothing.
+fn reloc(
+    file: &object::File,
+    s: &object::Section,
+    offset: u64,
+    r: &object::Relocation,
+    sections: &[Section],
+    strip: &impl Fn(&str) -> String,
+) -> Result<Option<Reloc>, String> {
+    let arch = file.architecture();
+    let kind = match r.flags() {
+        RelocationFlags::Elf { r_type } => r_type,
+        RelocationFlags::MachO { r_type, .. } => u32::from(r_type),
+        RelocationFlags::Coff { typ } => u32::from(typ),
+        _ => 0,
+    };
+    // riscv64's R_RISCV_ALIGN (43) and R_RISCV_RELAX (51) mark what the linker may shorten; they patch nothing,
+    // and the relocation beside them at that offset is the one that does.
+    if arch == object::Architecture::Riscv64 && matches!(kind, 43 | 51) {
+        return Ok(None);
+    }
+    let section_address = |i: object::SectionIndex| file.section_by_index(i).map_or(0, |s| s.address());
+    let target = match r.target() {
+        RelocationTarget::Symbol(i) => {
+            let sym = file.symbol_by_index(i).map_err(|e| format!("relocation at {offset:#x}: {e}"))?;
+            match sym.section_index() {
+                // Defined here: in a section (a label without a type or size is no `is_definition` to `object`).
+                Some(sec) => Place::In {
+                    section: sec.0,
+                    offset: sym.address() - section_address(sec),
+                    name: sym.name().ok().filter(|n| !n.is_empty()).map(strip),
+                },
+                _ => Place::External(strip(sym.name().unwrap_or("?"))),
+            }
+        }
+        RelocationTarget::Section(sec) => Place::In { section: sec.0, offset: 0, name: None },
+        _ => return Err(format!("relocation at {offset:#x} of {}: an absolute target", s.name().unwrap_or("?"))),
+    };
+    let size = (r.size() / 8).max(1);
+    let field = sections[s.index().0].data.get(offset as usize..offset as usize + 4);
+    let field = field.map_or(0, |b| i64::from(i32::from_le_bytes(b.try_into().unwrap())));
+    let x86 = arch == object::Architecture::X86_64 && size == 4;
+    let addend = match file.format() {
+        // COFF keeps the addend in the field: `object`'s is the type's fixed part (-4 for REL32).
+        object::BinaryFormat::Coff if x86 => r.addend() + field,
+        // Mach-O x86-64 keeps it in the field too; a section-relative reference holds the distance from the end
+        // of the field (plus 1, 2 or 4 for SIGNED_1/2/4, the immediate after it) to the target as the object
+        // lays out its sections.
+        object::BinaryFormat::MachO if x86 && r.kind() == object::RelocationKind::Relative => {
+            let extra = match kind {
+                6 => 1,
+                7 => 2,
+                8 => 4,
+                _ => 0,
+            };
+            match r.target() {
+                // The target's address, less the 4 + extra bytes the importer adds back (to the end of the
+                // instruction), as an offset in its section.
+                RelocationTarget::Section(sec) => (s.address() + offset) as i64 + field - section_address(sec) as i64,
+                _ => field - 4 - extra,
+            }
+        }
+        _ => r.addend(),
+    };
+    Ok(Some(Reloc { target, addend, size }))
 }
 
 /// The function symbols of `file`: named code symbols, one per address, sized by the symbol or by the next

@@ -35,9 +35,10 @@ pub fn source<I: Decode>(f: &Function<I>, file: &str, offset: u64) -> String {
         "//! `{}`, imported by `cargo xtask import` from {file} (offset {offset:#x}): {insts} instructions.",
         f.name
     );
+    let ctype = if f.frame.params > 0 { "CType, " } else { "" };
     let _ = writeln!(
         s,
-        "\nuse {}::{{{}}};\nuse asmgen::{{Abi, Builder, Function, GenError}};\n",
+        "\nuse {}::{{{}}};\nuse asmgen::{{Abi, Builder, {ctype}Function, GenError}};\n",
         I::RUST_MODULE,
         names.join(", ")
     );
@@ -54,6 +55,9 @@ fn body<I: Decode>(f: &Function<I>) -> String {
     let features: Vec<String> = f.required.iter().map(|x| format!("{}::{x:?}", I::RUST_FEATURE)).collect();
     let _ =
         writeln!(s, "    let mut b = Builder::<{}>::new({:?}, abi, &[{}]);", I::RUST_ISA, f.name, features.join(", "));
+    for k in 0..f.frame.params {
+        let _ = writeln!(s, "    b.param(\"arg{k}\", CType::Size); // the type is not in the object: say it");
+    }
     if f.frame.naked {
         let _ =
             writeln!(s, "    b.naked(); // its own prologue and epilogue, not the ABI's: no unwind data is derived");
