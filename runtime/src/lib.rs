@@ -5,8 +5,15 @@
 //!
 //! * [`Ghash`] and [`Polyval`]: `new`, `update_padded`, `finalize`, `backend`, plus RustCrypto's
 //!   `UniversalHash` and `KeyInit`.
-//! * SM4: [`Sm4`] (ECB, CBC, CFB, CTR, CBC-CS3 and RustCrypto's `cipher` traits), [`Sm4Xts`] (IEEE 1619 and
-//!   GB/T 17964), [`Sm4Cmac`], [`Sm4Xcbc`], [`Sm4CbcMac`], [`Sm4Gcm`] (also `aead::AeadInOut`), [`Sm4Ccm`].
+//! * SM4: [`Sm4`] (ECB, CBC, CFB, CTR, CBC-CS3 and RustCrypto's `cipher` block traits), [`Sm4Ctr`] (CTR as a
+//!   stream: `cipher::StreamCipher` and `StreamCipherSeek`), [`Sm4Xts`] (IEEE 1619 and GB/T 17964),
+//!   [`Sm4Cmac`], [`Sm4Xcbc`], [`Sm4CbcMac`] (each also `digest::Mac`), [`Sm4Gcm`] (also
+//!   `aead::AeadInOut`), [`Sm4Ccm`] and [`Sm4CcmAead`] (CCM with its lengths in the type, `aead::AeadInOut`).
+//!
+//! The trait crates are re-exported ([`cipher`], [`aead`], [`digest`], [`universal_hash`]) so that an
+//! application names the versions this crate implements; a RustCrypto composition (`ctr::Ctr128BE<sm4::Sm4>`,
+//! `cmac::Cmac<sm4::Sm4>`, `ccm::Ccm<sm4::Sm4, M, N>`, `ghash::GHash`, `polyval::Polyval`) is replaced by
+//! naming the type here instead.
 //!
 //! With the default feature `jit`, [`jit::Jit`] assembles the same kernel descriptions at startup for this CPU
 //! (x86_64, aarch64, riscv64); `ASMGEN_BACKEND=jit` makes the safe API use those kernels, and the fixed-size
@@ -54,12 +61,45 @@ mod sm4;
 pub use error::Error;
 pub use ghash::dispatch::hash_backends;
 pub use ghash::{Ghash, Polyval};
-pub use sm4::{sm4_backend_table, sm4_backends, GcmPath, Sm4, Sm4CbcMac, Sm4Ccm, Sm4Cmac, Sm4Gcm, Sm4Xcbc, Sm4Xts};
+pub use sm4::{
+    sm4_backend_table, sm4_backends, CcmNonceSize, CcmTagSize, GcmPath, Sm4, Sm4CbcMac, Sm4Ccm, Sm4CcmAead, Sm4Cmac,
+    Sm4Ctr, Sm4Gcm, Sm4Xcbc, Sm4Xts,
+};
+// The RustCrypto trait crates the types implement, so that an application names the same versions.
+pub use {aead, cipher, digest, universal_hash};
 
 /// The README's examples, compiled and run as this crate's doctests (`cargo test -p asmgen-runtime --doc`).
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 mod readme {}
+
+// Every API type may move to and be shared between threads: checked at compile time.
+const _: () = {
+    const fn send_sync<T: Send + Sync>() {}
+    send_sync::<Sm4>();
+    send_sync::<Sm4Ctr>();
+    send_sync::<Sm4Xts>();
+    send_sync::<Sm4Cmac>();
+    send_sync::<Sm4Xcbc>();
+    send_sync::<Sm4CbcMac>();
+    send_sync::<Sm4Gcm>();
+    send_sync::<Sm4Ccm>();
+    send_sync::<Sm4CcmAead>();
+    send_sync::<Sm4CcmAead<aead::consts::U4, aead::consts::U7>>();
+    send_sync::<GcmPath>();
+    send_sync::<Ghash>();
+    send_sync::<Polyval>();
+    send_sync::<Error>();
+    #[cfg(feature = "jit")]
+    {
+        send_sync::<jit::Jit>();
+        send_sync::<jit::JitKernel>();
+        send_sync::<jit::JitStats>();
+        send_sync::<jit::JitModule>();
+        send_sync::<jit::JitError>();
+        send_sync::<jit::Specialisation>();
+    }
+};
 
 /// The largest block count a fixed-size kernel takes (256 MiB): [`Sm4Xts::with_sector_size`],
 /// [`Sm4::with_ctr_message_size`], [`Ghash::with_fixed_blocks`], [`Polyval::with_fixed_blocks`].

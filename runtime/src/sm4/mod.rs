@@ -7,6 +7,7 @@ mod aead_impls;
 mod block;
 mod ccm;
 mod cipher_impls;
+mod ctr;
 pub(crate) mod dispatch;
 mod gcm;
 mod keys;
@@ -14,8 +15,10 @@ mod mac;
 pub(crate) mod portable;
 mod xts;
 
+pub use aead_impls::{CcmNonceSize, CcmTagSize, Sm4CcmAead};
 pub use block::Sm4;
 pub use ccm::Sm4Ccm;
+pub use ctr::Sm4Ctr;
 pub use gcm::{GcmPath, Sm4Gcm};
 pub use mac::{Sm4CbcMac, Sm4Cmac, Sm4Xcbc};
 pub use xts::Sm4Xts;
