@@ -15,9 +15,8 @@ mod mac;
 pub(crate) mod portable;
 mod xts;
 
-pub use aead_impls::{CcmNonceSize, CcmTagSize, Sm4CcmAead};
 pub use block::Sm4;
-pub use ccm::Sm4Ccm;
+pub use ccm::{CcmNonceSize, CcmTagSize, Sm4Ccm, Sm4CcmAead};
 pub use ctr::Sm4Ctr;
 pub use gcm::{GcmPath, Sm4Gcm};
 pub use mac::{Sm4CbcMac, Sm4Cmac, Sm4Xcbc};
