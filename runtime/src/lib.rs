@@ -15,7 +15,21 @@
 //! `cmac::Cmac<sm4::Sm4>`, `ccm::Ccm<sm4::Sm4, M, N>`, `ghash::GHash`, `polyval::Polyval`) is replaced by
 //! naming the type here instead.
 //!
-//! With the default feature `jit`, [`jit::Jit`] assembles the same kernel descriptions at startup for this CPU
+//! # Inherent methods and the traits
+//!
+//! Where a type has an inherent method of a trait method's name, the inherent one is what `value.method()` and
+//! `Type::method` call; the trait's is called as `Trait::method(&value)` (or through a generic bound):
+//!
+//! * `new(&[u8; 16])` on every keyed type takes a plain array; `KeyInit::new` / `KeyIvInit::new` take the
+//!   trait's `&Key<Self>` (`&key.into()`). [`Sm4Ctr`] and [`Sm4CcmAead`] have no inherent `new`.
+//! * The MACs' `finalize` returns `[u8; 16]`, `digest::Mac::finalize` a `CtOutput` compared in constant time;
+//!   their `verify(&[u8])` returns [`Error::TagMismatch`], `Mac::verify` a `MacError`; both are constant-time.
+//! * [`Ghash`] and [`Polyval`]: `update_padded`, `finalize`, `finalize_reset`, `reset` do what the traits' do,
+//!   returning `[u8; 16]` where the traits return a `Block`.
+//! * [`Sm4Gcm`] and [`Sm4Ccm`]: `encrypt`/`decrypt` take slices and return [`Error`] (`Sm4Gcm`'s are not
+//!   `aead::Aead`'s, which is reached as `aead::Aead::encrypt(&gcm, ..)`).
+//!
+//! With the feature `jit`, [`jit::Jit`] assembles the same kernel descriptions at startup for this CPU
 //! (x86_64, aarch64, riscv64); `ASMGEN_BACKEND=jit` makes the safe API use those kernels, and the fixed-size
 //! constructors ([`Sm4Xts::with_sector_size`], [`Sm4::with_ctr_message_size`], [`Ghash::with_fixed_blocks`],
 //! [`Polyval::with_fixed_blocks`]) use kernels the JIT generates for one size. [`jit::JitModule`] is the same

@@ -9,6 +9,7 @@ pub(crate) use key::HashKey;
 
 use crate::{backend, Error};
 use dispatch::{HashKernels, UpdateFn};
+use universal_hash::array::Array;
 use universal_hash::common::{BlockSizeUser, KeySizeUser, ParBlocksSizeUser};
 use universal_hash::consts::{U16, U8};
 use universal_hash::{Block, Key, KeyInit, ParBlocks, Reset, UhfBackend, UhfClosure, UniversalHash};
@@ -187,17 +188,24 @@ macro_rules! universal_hash {
             }
 
             fn proc_par_blocks(&mut self, blocks: &ParBlocks<Self>) {
-                let mut buf = [0u8; 128];
-                for (dst, b) in buf.chunks_exact_mut(16).zip(blocks.iter()) {
-                    dst.copy_from_slice(b);
-                }
-                self.0.blocks(&buf);
+                self.0.blocks(Array::slice_as_flattened(blocks.as_slice()));
             }
         }
 
         impl UniversalHash for $name {
             fn update_with_backend(&mut self, f: impl UhfClosure<BlockSize = Self::BlockSize>) {
                 f.call(self);
+            }
+
+            /// All the blocks to the kernel in one call (the trait's default goes 8 blocks per call): the
+            /// same path as the inherent [`Self::update_padded`].
+            fn update(&mut self, blocks: &[Block<Self>]) {
+                self.0.blocks(Array::slice_as_flattened(blocks));
+            }
+
+            /// The inherent [`Self::update_padded`]: whole blocks in one kernel call, then the padded rest.
+            fn update_padded(&mut self, data: &[u8]) {
+                self.0.update_padded(data);
             }
 
             fn finalize(self) -> Block<Self> {

@@ -103,7 +103,9 @@ impl Sm4 {
     }
 
     /// CTR with a 128-bit big-endian counter (wrapping), in place, any length. `counter` is advanced past
-    /// the blocks used, a trailing partial block included.
+    /// the blocks used, a trailing partial block included: the rest of that block's keystream is dropped, so
+    /// a message must be passed whole (or in multiples of 16 bytes). For a message in pieces of any length,
+    /// and for seeking, use [`crate::Sm4Ctr`].
     pub fn apply_ctr(&self, counter: &mut [u8; 16], buf: &mut [u8]) {
         let full = buf.len() / 16 * 16;
         let ctr = match self.1 {
