@@ -29,10 +29,10 @@
 //! * [`Sm4Gcm`] and [`Sm4Ccm`]: `encrypt`/`decrypt` take slices and return [`Error`] (`Sm4Gcm`'s are not
 //!   `aead::Aead`'s, which is reached as `aead::Aead::encrypt(&gcm, ..)`).
 //!
-//! With the feature `jit`, [`jit::Jit`] assembles the same kernel descriptions at startup for this CPU
+//! With the feature `jit`, `jit::Jit` assembles the same kernel descriptions at startup for this CPU
 //! (x86_64, aarch64, riscv64); `ASMGEN_BACKEND=jit` makes the safe API use those kernels, and the fixed-size
 //! constructors ([`Sm4Xts::with_sector_size`], [`Sm4::with_ctr_message_size`], [`Ghash::with_fixed_blocks`],
-//! [`Polyval::with_fixed_blocks`]) use kernels the JIT generates for one size. [`jit::JitModule`] is the same
+//! [`Polyval::with_fixed_blocks`]) use kernels the JIT generates for one size. `jit::JitModule` is the same
 //! JIT for any function an application writes with `asmgen::Builder`: mapped W^X, handed back as typed
 //! function pointers.
 //!

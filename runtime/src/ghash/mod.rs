@@ -105,7 +105,7 @@ macro_rules! universal_hash {
             }
 
             /// Keys the function with `h` for messages of `blocks` 16-byte blocks (1 to 2^24): with the JIT (the
-            /// default feature `jit`), an update of exactly that many blocks runs a kernel generated for that
+            /// opt-in feature `jit`), an update of exactly that many blocks runs a kernel generated for that
             /// count ([`Self::specialised`] names it); other updates run the best kernel.
             pub fn with_fixed_blocks(h: &[u8; 16], blocks: usize) -> Result<Self, Error> {
                 if blocks == 0 || blocks > crate::MAX_FIXED_BLOCKS {

@@ -24,7 +24,7 @@ impl Sm4 {
         Ok(Sm4(Keys::new(dispatch::find(backend)?, key), None))
     }
 
-    /// Keys the cipher for CTR messages of `message_bytes` bytes (1 to 256 MiB): with the JIT (the default
+    /// Keys the cipher for CTR messages of `message_bytes` bytes (1 to 256 MiB): with the JIT (the opt-in
     /// feature `jit`), [`Sm4::apply_ctr`] on exactly that many bytes runs a CTR kernel generated for that size
     /// ([`Sm4::specialised`] names it); other lengths, and every other mode, run the best kernels.
     pub fn with_ctr_message_size(key: &[u8; 16], message_bytes: usize) -> Result<Sm4, Error> {
