@@ -135,30 +135,75 @@ impl<K: Kernels> Registry<K> {
     }
 }
 
-/// An algorithm's backends, built on first use in two forms: the one that chooses the backend to use holds
+/// An algorithm's backends, built on first use in three forms: the one that chooses the backend to use holds
 /// the JIT's sets only when `ASMGEN_BACKEND=jit` asks for them, so the default path never assembles anything;
-/// the one that lists every backend (`with_backend`, the backend tables, tests and benchmarks) holds them
-/// always. `R` is the algorithm's registry (or registries: GHASH and POLYVAL come from the same sets).
+/// the one that `with_backend` finds a name in holds every backend but the JIT's, and the JIT's join it only
+/// when a `jit/` name is asked for; the backend tables list the JIT's sets by name without assembling them
+/// ([`Backends::table`]), so that listing backends never maps memory. `R` is the algorithm's registry (or
+/// registries: GHASH and POLYVAL come from the same sets).
 pub(crate) struct Backends<R> {
-    make: fn(with_jit: bool) -> R,
+    make: fn(jit: bool, interp: bool) -> R,
     chosen: OnceLock<R>,
+    unmapped: OnceLock<R>,
     listed: OnceLock<R>,
 }
 
 impl<R> Backends<R> {
-    /// Backends made by `make` (its argument: whether to include the JIT's sets).
-    pub(crate) const fn new(make: fn(with_jit: bool) -> R) -> Backends<R> {
-        Backends { make, chosen: OnceLock::new(), listed: OnceLock::new() }
+    /// Backends made by `make` (its arguments: whether to include the JIT's sets, and the interpreter's).
+    pub(crate) const fn new(make: fn(jit: bool, interp: bool) -> R) -> Backends<R> {
+        Backends { make, chosen: OnceLock::new(), unmapped: OnceLock::new(), listed: OnceLock::new() }
     }
 
     /// The registry to choose from.
     pub(crate) fn chosen(&'static self) -> &'static R {
-        self.chosen.get_or_init(|| (self.make)(request() == Request::Jit))
+        let jit = request() == Request::Jit;
+        self.chosen.get_or_init(|| (self.make)(jit, jit))
     }
 
-    /// The registry that lists every backend of this build.
+    /// The registry that lists every backend of this build (the JIT assembled for it).
     pub(crate) fn listed(&'static self) -> &'static R {
-        self.listed.get_or_init(|| (self.make)(true))
+        self.listed.get_or_init(|| (self.make)(true, true))
+    }
+
+    /// The registry that holds the backend named `name`, if this build has it: every backend but the JIT's
+    /// (nothing assembled) unless `name` is a JIT's (`jit/<set>`).
+    pub(crate) fn for_name(&'static self, name: &str) -> &'static R {
+        if name.starts_with("jit/") {
+            self.listed()
+        } else {
+            self.unmapped.get_or_init(|| (self.make)(false, true))
+        }
+    }
+
+    /// Every backend's name with whether this CPU runs it, portable first, best last, as `table` gives them
+    /// from a registry: the registry that lists every backend where it is built already (or `ASMGEN_BACKEND=jit`
+    /// built the JIT), otherwise the one without the JIT's sets and their names (the sets
+    /// [`jit_choice`] picks for `listing`, which the JIT would assemble) where the full one ranks them, before
+    /// the listings' sets.
+    pub(crate) fn table(
+        &'static self,
+        listing: &str,
+        table: fn(&'static R) -> Vec<(&'static str, bool)>,
+    ) -> Vec<(&'static str, bool)> {
+        if let Some(r) = self.listed.get() {
+            return table(r);
+        }
+        if request() == Request::Jit {
+            return table(self.listed());
+        }
+        let t = table(self.for_name(""));
+        #[cfg(feature = "jit")]
+        let t = {
+            let mut t = t;
+            let at = t.iter().position(|(n, _)| n.starts_with("aot/")).unwrap_or(t.len());
+            let sets = jit_choice().0.into_iter().filter(|s| aot_sets(listing).any(|a| a.name == *s));
+            let names: Vec<_> = sets.map(|s| (jit_name(s), true)).collect();
+            t.splice(at..at, names.into_iter().rev());
+            t
+        };
+        #[cfg(not(feature = "jit"))]
+        let _ = listing;
+        t
     }
 }
 

@@ -76,8 +76,8 @@ impl Drop for Core {
     }
 }
 
-fn find(name: &str, candidates: fn() -> &'static [HashKernels]) -> Result<&'static HashKernels, Error> {
-    let k = candidates().iter().find(|k| k.name == name).ok_or_else(|| Error::UnknownBackend(name.to_string()))?;
+fn find(name: &str, candidates: fn(&str) -> &'static [HashKernels]) -> Result<&'static HashKernels, Error> {
+    let k = candidates(name).iter().find(|k| k.name == name).ok_or_else(|| Error::UnknownBackend(name.to_string()))?;
     if k.available {
         Ok(k)
     } else {
@@ -229,13 +229,13 @@ universal_hash!(
     /// GHASH (NIST SP 800-38D) keyed with `H`.
     Ghash,
     dispatch::ghash,
-    dispatch::all_ghash,
+    dispatch::ghash_for,
     |k: (&'static str, UpdateFn, UpdateFn)| k.1
 );
 universal_hash!(
     /// POLYVAL (RFC 8452) keyed with `H`.
     Polyval,
     dispatch::polyval,
-    dispatch::all_polyval,
+    dispatch::polyval_for,
     |k: (&'static str, UpdateFn, UpdateFn)| k.2
 );
