@@ -5,7 +5,7 @@
 //! available when the CPU has every feature the table names ([`crate::cpu`]), and its kernels are found by
 //! role. `ASMGEN_BACKEND=portable` forces the portable code, `aot` the best available listings' set (the
 //! portable code where there is none), `jit` the JIT's set (the listings' otherwise); unset or anything else:
-//! the best available listings' set.
+//! the best available listings' set ([`backend_override`] reports a value it does not know).
 
 use crate::aot;
 use crate::Error;
@@ -20,14 +20,58 @@ pub(crate) enum Request {
     Jit,
 }
 
-/// `ASMGEN_BACKEND`, read once.
+/// `ASMGEN_BACKEND`, read once; a value [`parse_request`] rejects counts as unset (see [`backend_override`]).
 pub(crate) fn request() -> Request {
     static R: OnceLock<Request> = OnceLock::new();
-    *R.get_or_init(|| match std::env::var("ASMGEN_BACKEND").as_deref() {
-        Ok("portable") => Request::Portable,
-        Ok("aot") => Request::Aot,
-        Ok("jit") => Request::Jit,
-        _ => Request::Best,
+    *R.get_or_init(|| read_request().unwrap_or(Request::Best))
+}
+
+fn read_request() -> Result<Request, Error> {
+    match std::env::var("ASMGEN_BACKEND") {
+        Ok(v) => parse_request(&v),
+        Err(std::env::VarError::NotPresent) => Ok(Request::Best),
+        Err(std::env::VarError::NotUnicode(v)) => Err(invalid_backend(v.to_string_lossy().into_owned())),
+    }
+}
+
+fn invalid_backend(value: String) -> Error {
+    Error::InvalidEnvironment { var: "ASMGEN_BACKEND", value, expected: "portable, aot or jit (or unset)" }
+}
+
+/// A value of `ASMGEN_BACKEND`: `portable`, `aot`, `jit`, or empty (as unset). `jit` in a build without the
+/// features `jit` and `interp` is an error too: it would run the listings.
+pub(crate) fn parse_request(value: &str) -> Result<Request, Error> {
+    match value {
+        "" => Ok(Request::Best),
+        "portable" => Ok(Request::Portable),
+        "aot" => Ok(Request::Aot),
+        // Without a JIT, the interpreter's sets stand in for it (feature `interp`).
+        "jit" if cfg!(any(feature = "jit", feature = "interp")) => Ok(Request::Jit),
+        "jit" => Err(Error::InvalidEnvironment {
+            var: "ASMGEN_BACKEND",
+            value: value.to_string(),
+            expected: "portable or aot: this build has no JIT (the feature `jit`)",
+        }),
+        _ => Err(invalid_backend(value.to_string())),
+    }
+}
+
+/// What `ASMGEN_BACKEND` asks for: `Ok(None)` when it is unset or empty, `Ok(Some("portable" | "aot" | "jit"))`,
+/// or [`Error::InvalidEnvironment`] for a value the runtime does not know (a misspelling, or `jit` in a build
+/// without the features `jit` and `interp`). The dispatchers cannot fail, so they choose as if the variable were unset; an
+/// application that wants such a mistake to be seen calls this at startup:
+///
+/// ```
+/// if let Err(e) = asmgen_runtime::backend_override() {
+///     eprintln!("{e}"); // e.g. ASMGEN_BACKEND="protable" is not one of portable, aot or jit (or unset)
+/// }
+/// ```
+pub fn backend_override() -> Result<Option<&'static str>, Error> {
+    Ok(match read_request()? {
+        Request::Best => None,
+        Request::Portable => Some("portable"),
+        Request::Aot => Some("aot"),
+        Request::Jit => Some("jit"),
     })
 }
 
@@ -329,5 +373,24 @@ pub(crate) mod tune {
             pick.name
         );
         Some((pick, note))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backend_requests_parse_and_misspellings_are_errors() {
+        assert_eq!(parse_request(""), Ok(Request::Best));
+        assert_eq!(parse_request("portable"), Ok(Request::Portable));
+        assert_eq!(parse_request("aot"), Ok(Request::Aot));
+        assert_eq!(parse_request("jit").is_ok(), cfg!(any(feature = "jit", feature = "interp")));
+        for bad in ["protable", "AOT", "jit ", "best", "aot/x86_64-gfni-avx2"] {
+            match parse_request(bad) {
+                Err(Error::InvalidEnvironment { var: "ASMGEN_BACKEND", value, .. }) => assert_eq!(value, bad),
+                other => panic!("{bad:?}: {other:?}"),
+            }
+        }
     }
 }

@@ -72,6 +72,7 @@ mod interp;
 pub mod jit;
 mod sm4;
 
+pub use backend::backend_override;
 pub use error::Error;
 pub use ghash::dispatch::hash_backends;
 pub use ghash::{Ghash, Polyval};

@@ -1,7 +1,8 @@
 //! Listing the backends (`sm4_backend_table`, `sm4_backends`, `hash_backends`, `backends`) maps no memory:
 //! the JIT's sets are named without being assembled (counted in /proc/self/maps), and the names are those the
-//! JIT then makes, in the same order. A process of its own (this file's one test), since any `jit/` backend
-//! made by another test would map the JIT first.
+//! JIT then makes, in the same order. A process of its own, since any `jit/` backend made by another test
+//! would map the JIT first (the other test here makes none). And a misspelt `ASMGEN_BACKEND` is an error
+//! that `backend_override` reports, while the dispatchers choose as if it were unset.
 
 use asmgen_runtime::{backends, hash_backends, sm4_backend_table, sm4_backends, Polyval, Sm4};
 
@@ -33,4 +34,48 @@ fn listing_backends_maps_nothing_and_names_what_the_jit_makes() {
     }
     assert_eq!(sm4_backend_table(), sm4, "SM4 table after the JIT was assembled");
     assert_eq!(hash_backends(), hash, "hash table after the JIT was assembled");
+}
+
+/// Runs this binary's test `name` again with `ASMGEN_BACKEND=value` (under emulation through the runner that
+/// `cargo xtask cross` names in `ASMGEN_TEST_RUNNER`, as tests/tests/zeroize.rs does).
+fn rerun_with_backend(name: &str, value: &str) -> std::process::Output {
+    let exe = std::env::current_exe().unwrap();
+    let runner = std::env::var("ASMGEN_TEST_RUNNER").unwrap_or_default();
+    let mut words = runner.split_whitespace();
+    let mut cmd = match words.next() {
+        Some(program) => {
+            let mut c = std::process::Command::new(program);
+            c.args(words).arg(&exe);
+            c
+        }
+        None => std::process::Command::new(&exe),
+    };
+    cmd.args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .env("ASMGEN_BACKEND", value)
+        .env("ASMGEN_EXPECT_OVERRIDE", value)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_misspelt_backend_is_an_error_the_application_sees() {
+    const NAME: &str = "a_misspelt_backend_is_an_error_the_application_sees";
+    let Ok(value) = std::env::var("ASMGEN_EXPECT_OVERRIDE") else {
+        for value in ["protable", "AOT", "jit", "portable"] {
+            let out = rerun_with_backend(NAME, value);
+            assert!(out.status.success(), "ASMGEN_BACKEND={value}: {}", String::from_utf8_lossy(&out.stdout));
+        }
+        return;
+    };
+    match value.as_str() {
+        "portable" | "jit" => assert_eq!(asmgen_runtime::backend_override(), Ok(Some(value.as_str()))),
+        _ => {
+            let e = asmgen_runtime::backend_override().unwrap_err();
+            assert!(matches!(&e, asmgen_runtime::Error::InvalidEnvironment { var: "ASMGEN_BACKEND", .. }), "{e:?}");
+            assert!(e.to_string().contains(&format!("{value:?}")), "{e}");
+            // The dispatchers choose as if it were unset: the best listings' set, as without the variable.
+            let best = sm4_backends().into_iter().last().unwrap();
+            assert_eq!(Sm4::new(&[1; 16]).backend(), best.replace("jit/", "aot/"));
+        }
+    }
 }
