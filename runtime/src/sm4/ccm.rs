@@ -46,7 +46,7 @@ impl Sm4Ccm {
         if !(7..=13).contains(&n) {
             return Err(Error::InvalidNonceLength { len: n });
         }
-        if !(4..=16).contains(&tag_len) || tag_len % 2 != 0 {
+        if !(4..=16).contains(&tag_len) || !tag_len.is_multiple_of(2) {
             return Err(Error::InvalidTagLength { len: tag_len });
         }
         let q = 15 - n;

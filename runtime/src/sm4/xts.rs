@@ -60,7 +60,7 @@ impl Sm4Xts {
     }
 
     fn sectors(key1: &[u8; 16], key2: &[u8; 16], bytes: usize, gb: bool) -> Result<Sm4Xts, Error> {
-        if bytes < 16 || bytes % 16 != 0 || bytes / 16 > crate::MAX_FIXED_BLOCKS {
+        if bytes < 16 || !bytes.is_multiple_of(16) || bytes / 16 > crate::MAX_FIXED_BLOCKS {
             return Err(Error::InvalidLength { what: "XTS sector size", len: bytes });
         }
         let k = dispatch::best();
