@@ -3,7 +3,10 @@
 //! `ctr::Ctr128BE<sm4::Sm4>` (random keys, counters near the wrap, lengths, chunkings and seeks); `Sm4CcmAead`
 //! as `aead::AeadInOut` against `ccm::Ccm<sm4::Sm4, M, N>`; `Sm4Cmac` as `digest::Mac` against
 //! `cmac::Cmac<sm4::Sm4>`, and `Sm4Xcbc` and `Sm4CbcMac` through `Mac` against their inherent API (which
-//! sm4_mac.rs checks against references); `verify` accepts the right tag only.
+//! sm4_mac.rs checks against references); `verify` accepts the right tag only. The harnesses: cipher's
+//! `stream_cipher_test` and `stream_cipher_seek_test`, aead's `pass_test` and `fail_test` (RFC 8998's GCM and
+//! CCM examples), digest's `mac_test` and `reset_mac_test`. And `UniversalHash::update` hands every block to
+//! the kernel (the same result as the inherent API on every backend).
 
 use asmgen_runtime::aead::consts::{U10, U11, U12, U13, U14, U16, U4, U6, U7, U8, U9};
 use asmgen_runtime::aead::{Aead, AeadInOut, KeyInit};
@@ -201,6 +204,81 @@ fn ccm_aead_rfc8998_example() {
                     fd12e518ce062c98acee28d95df4416bed31a2f04476c18bb40c84a74b97dc5b\
                     16842d4fa186f56ab33256971fa110f4");
     assert_eq!(ct, want);
+}
+
+/// A `&'static` copy, as the harnesses' vectors hold.
+fn leak(v: &[u8]) -> &'static [u8] {
+    Box::leak(v.to_vec().into_boxed_slice())
+}
+
+#[test]
+fn aeads_pass_the_aead_harness_on_rfc8998() {
+    use aead::dev::{fail_test, pass_test, TestVector};
+    let key = hex("0123456789abcdeffedcba9876543210");
+    let nonce = hex("00001234567800000000abcd");
+    let aad = hex("feedfacedeadbeeffeedfacedeadbeefabaddad2");
+    let pt = hex("aaaaaaaaaaaaaaaabbbbbbbbbbbbbbbbccccccccccccccccdddddddddddddddd\
+                  eeeeeeeeeeeeeeeeffffffffffffffffeeeeeeeeeeeeeeeeaaaaaaaaaaaaaaaa");
+    // RFC 8998, A.1 (GCM) and A.2 (CCM): ciphertext then tag.
+    let gcm = hex("17f399f08c67d5ee19d0dc9969c4bb7d5fd46fd3756489069157b282bb200735\
+                   d82710ca5c22f0ccfa7cbf93d496ac15a56834cbcf98c397b4024a2691233b8d\
+                   83de3541e4c2b58177e065a9bf7b62ec");
+    let ccm = hex("48af93501fa62adbcd414cce6034d895dda1bf8f132f042098661572e7483094\
+                   fd12e518ce062c98acee28d95df4416bed31a2f04476c18bb40c84a74b97dc5b\
+                   16842d4fa186f56ab33256971fa110f4");
+    for (ct, is_gcm) in [(gcm, true), (ccm, false)] {
+        let tv = TestVector {
+            key: leak(&key),
+            nonce: leak(&nonce),
+            aad: leak(&aad),
+            plaintext: leak(&pt),
+            ciphertext: leak(&ct),
+        };
+        let mut bad = ct.clone();
+        bad[3] ^= 1;
+        let forged = TestVector { ciphertext: leak(&bad), ..tv };
+        if is_gcm {
+            pass_test::<asmgen_runtime::Sm4Gcm>(&tv).unwrap();
+            fail_test::<asmgen_runtime::Sm4Gcm>(&forged).unwrap();
+        } else {
+            pass_test::<Sm4CcmAead<U16, U12>>(&tv).unwrap();
+            fail_test::<Sm4CcmAead<U16, U12>>(&forged).unwrap();
+        }
+    }
+}
+
+#[test]
+fn macs_pass_the_digest_harness() {
+    use digest::dev::{mac_test, reset_mac_test, MacTestVector, MacTruncSide};
+    // Vectors from RustCrypto's cmac::Cmac<sm4::Sm4> (CMAC), and from the inherent API, which sm4_mac.rs
+    // checks against references (XCBC, CBC-MAC); lengths around the block size and the harness's chunk sizes.
+    let mut rng = Rng::new(0xd16e);
+    for len in [0, 1, 15, 16, 17, 32, 63, 64, 65, 200] {
+        let key = rng.block();
+        let mut input = vec![0u8; len];
+        rng.fill(&mut input);
+        let cmac = <cmac::Cmac<sm4::Sm4> as KeyInit>::new(&key.into()).chain_update(&input).finalize().into_bytes();
+        let mut x = Sm4Xcbc::new(&key);
+        x.update(&input);
+        let mut c = Sm4CbcMac::new(&key);
+        c.update(&input);
+        let tv = |tag: &[u8]| MacTestVector { key: leak(&key), input: leak(&input), tag: leak(tag) };
+        for (name, tv) in [("CMAC", tv(&cmac)), ("XCBC", tv(&x.finalize())), ("CBC-MAC", tv(&c.finalize()))] {
+            let run = |trunc| match name {
+                "CMAC" => mac_test::<Sm4Cmac>(&tv, trunc).and(reset_mac_test::<Sm4Cmac>(&tv, trunc)),
+                "XCBC" => mac_test::<Sm4Xcbc>(&tv, trunc).and(reset_mac_test::<Sm4Xcbc>(&tv, trunc)),
+                _ => mac_test::<Sm4CbcMac>(&tv, trunc).and(reset_mac_test::<Sm4CbcMac>(&tv, trunc)),
+            };
+            run(MacTruncSide::None).unwrap_or_else(|e| panic!("{name}, {len} bytes: {e}"));
+            let left = MacTestVector { tag: &tv.tag[..8], ..tv };
+            match name {
+                "CMAC" => mac_test::<Sm4Cmac>(&left, MacTruncSide::Left),
+                "XCBC" => mac_test::<Sm4Xcbc>(&left, MacTruncSide::Left),
+                _ => mac_test::<Sm4CbcMac>(&left, MacTruncSide::Left),
+            }
+            .unwrap_or_else(|e| panic!("{name}, {len} bytes, truncated: {e}"));
+        }
+    }
 }
 
 fn mac_pieces<M: Mac>(mut m: M, rng: &mut Rng, data: &[u8]) -> M {
