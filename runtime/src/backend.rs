@@ -290,9 +290,16 @@ fn named(prefix: &str, set: &str) -> &'static str {
 }
 
 /// What the JIT assembles for this CPU: per listing, the best available listings' set, or its rival where the
-/// table names one and it measured faster; and what was measured, as text.
+/// table names one and it measured faster; and what was measured, as text. Measured once per process, so
+/// that the backend tables (which name the JIT's sets without assembling them) and the JIT agree.
 #[cfg(feature = "jit")]
 pub(crate) fn jit_choice() -> (Vec<&'static str>, Vec<String>) {
+    static CHOICE: OnceLock<(Vec<&'static str>, Vec<String>)> = OnceLock::new();
+    CHOICE.get_or_init(measure_jit_choice).clone()
+}
+
+#[cfg(feature = "jit")]
+fn measure_jit_choice() -> (Vec<&'static str>, Vec<String>) {
     let mut listings: Vec<&str> = aot::SETS.iter().map(|s| s.listing).collect();
     listings.dedup();
     let (mut sets, mut notes) = (Vec::new(), Vec::new());
