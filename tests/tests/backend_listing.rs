@@ -6,7 +6,8 @@
 
 use asmgen_runtime::{backends, hash_backends, sm4_backend_table, sm4_backends, Polyval, Sm4};
 
-/// Executable mappings of this process (Linux): the JIT's are anonymous; the count is what matters.
+/// Executable mappings of this process (Linux, qemu-user's view included): the count is what matters. `None`
+/// where there is no /proc/self/maps (Windows under wine), where only the tables are compared.
 fn executable_mappings() -> Option<usize> {
     let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
     Some(maps.lines().filter(|l| l.split_whitespace().nth(1).is_some_and(|p| p.contains('x'))).count())
@@ -29,7 +30,7 @@ fn listing_backends_maps_nothing_and_names_what_the_jit_makes() {
     for b in &names {
         assert_eq!(Polyval::with_backend(&[1; 16], b).unwrap().backend(), *b);
     }
-    if !jit_requested && sm4.iter().any(|(n, _)| n.starts_with("jit/")) {
+    if !jit_requested && after.is_some() && sm4.iter().any(|(n, _)| n.starts_with("jit/")) {
         assert_ne!(after, executable_mappings(), "making a jit/ backend mapped nothing (is the count right?)");
     }
     assert_eq!(sm4_backend_table(), sm4, "SM4 table after the JIT was assembled");
