@@ -5,7 +5,7 @@
 //! available when the CPU has every feature the table names ([`crate::cpu`]), and its kernels are found by
 //! role. `ASMGEN_BACKEND=portable` forces the portable code, `aot` the best available listings' set (the
 //! portable code where there is none), `jit` the JIT's set (the listings' otherwise); unset or anything else:
-//! the best available listings' set.
+//! the best available listings' set ([`backend_override`] reports a value it does not know).
 
 use crate::aot;
 use crate::Error;
@@ -20,14 +20,58 @@ pub(crate) enum Request {
     Jit,
 }
 
-/// `ASMGEN_BACKEND`, read once.
+/// `ASMGEN_BACKEND`, read once; a value [`parse_request`] rejects counts as unset (see [`backend_override`]).
 pub(crate) fn request() -> Request {
     static R: OnceLock<Request> = OnceLock::new();
-    *R.get_or_init(|| match std::env::var("ASMGEN_BACKEND").as_deref() {
-        Ok("portable") => Request::Portable,
-        Ok("aot") => Request::Aot,
-        Ok("jit") => Request::Jit,
-        _ => Request::Best,
+    *R.get_or_init(|| read_request().unwrap_or(Request::Best))
+}
+
+fn read_request() -> Result<Request, Error> {
+    match std::env::var("ASMGEN_BACKEND") {
+        Ok(v) => parse_request(&v),
+        Err(std::env::VarError::NotPresent) => Ok(Request::Best),
+        Err(std::env::VarError::NotUnicode(v)) => Err(invalid_backend(v.to_string_lossy().into_owned())),
+    }
+}
+
+fn invalid_backend(value: String) -> Error {
+    Error::InvalidEnvironment { var: "ASMGEN_BACKEND", value, expected: "portable, aot or jit (or unset)" }
+}
+
+/// A value of `ASMGEN_BACKEND`: `portable`, `aot`, `jit`, or empty (as unset). `jit` in a build without the
+/// features `jit` and `interp` is an error too: it would run the listings.
+pub(crate) fn parse_request(value: &str) -> Result<Request, Error> {
+    match value {
+        "" => Ok(Request::Best),
+        "portable" => Ok(Request::Portable),
+        "aot" => Ok(Request::Aot),
+        // Without a JIT, the interpreter's sets stand in for it (feature `interp`).
+        "jit" if cfg!(any(feature = "jit", feature = "interp")) => Ok(Request::Jit),
+        "jit" => Err(Error::InvalidEnvironment {
+            var: "ASMGEN_BACKEND",
+            value: value.to_string(),
+            expected: "portable or aot: this build has no JIT (the feature `jit`)",
+        }),
+        _ => Err(invalid_backend(value.to_string())),
+    }
+}
+
+/// What `ASMGEN_BACKEND` asks for: `Ok(None)` when it is unset or empty, `Ok(Some("portable" | "aot" | "jit"))`,
+/// or [`Error::InvalidEnvironment`] for a value the runtime does not know (a misspelling, or `jit` in a build
+/// without the features `jit` and `interp`). The dispatchers cannot fail, so they choose as if the variable were unset; an
+/// application that wants such a mistake to be seen calls this at startup:
+///
+/// ```
+/// if let Err(e) = asmgen_runtime::backend_override() {
+///     eprintln!("{e}"); // e.g. ASMGEN_BACKEND="protable" is not one of portable, aot or jit (or unset)
+/// }
+/// ```
+pub fn backend_override() -> Result<Option<&'static str>, Error> {
+    Ok(match read_request()? {
+        Request::Best => None,
+        Request::Portable => Some("portable"),
+        Request::Aot => Some("aot"),
+        Request::Jit => Some("jit"),
     })
 }
 
@@ -135,30 +179,75 @@ impl<K: Kernels> Registry<K> {
     }
 }
 
-/// An algorithm's backends, built on first use in two forms: the one that chooses the backend to use holds
+/// An algorithm's backends, built on first use in three forms: the one that chooses the backend to use holds
 /// the JIT's sets only when `ASMGEN_BACKEND=jit` asks for them, so the default path never assembles anything;
-/// the one that lists every backend (`with_backend`, the backend tables, tests and benchmarks) holds them
-/// always. `R` is the algorithm's registry (or registries: GHASH and POLYVAL come from the same sets).
+/// the one that `with_backend` finds a name in holds every backend but the JIT's, and the JIT's join it only
+/// when a `jit/` name is asked for; the backend tables list the JIT's sets by name without assembling them
+/// ([`Backends::table`]), so that listing backends never maps memory. `R` is the algorithm's registry (or
+/// registries: GHASH and POLYVAL come from the same sets).
 pub(crate) struct Backends<R> {
-    make: fn(with_jit: bool) -> R,
+    make: fn(jit: bool, interp: bool) -> R,
     chosen: OnceLock<R>,
+    unmapped: OnceLock<R>,
     listed: OnceLock<R>,
 }
 
 impl<R> Backends<R> {
-    /// Backends made by `make` (its argument: whether to include the JIT's sets).
-    pub(crate) const fn new(make: fn(with_jit: bool) -> R) -> Backends<R> {
-        Backends { make, chosen: OnceLock::new(), listed: OnceLock::new() }
+    /// Backends made by `make` (its arguments: whether to include the JIT's sets, and the interpreter's).
+    pub(crate) const fn new(make: fn(jit: bool, interp: bool) -> R) -> Backends<R> {
+        Backends { make, chosen: OnceLock::new(), unmapped: OnceLock::new(), listed: OnceLock::new() }
     }
 
     /// The registry to choose from.
     pub(crate) fn chosen(&'static self) -> &'static R {
-        self.chosen.get_or_init(|| (self.make)(request() == Request::Jit))
+        let jit = request() == Request::Jit;
+        self.chosen.get_or_init(|| (self.make)(jit, jit))
     }
 
-    /// The registry that lists every backend of this build.
+    /// The registry that lists every backend of this build (the JIT assembled for it).
     pub(crate) fn listed(&'static self) -> &'static R {
-        self.listed.get_or_init(|| (self.make)(true))
+        self.listed.get_or_init(|| (self.make)(true, true))
+    }
+
+    /// The registry that holds the backend named `name`, if this build has it: every backend but the JIT's
+    /// (nothing assembled) unless `name` is a JIT's (`jit/<set>`).
+    pub(crate) fn for_name(&'static self, name: &str) -> &'static R {
+        if name.starts_with("jit/") {
+            self.listed()
+        } else {
+            self.unmapped.get_or_init(|| (self.make)(false, true))
+        }
+    }
+
+    /// Every backend's name with whether this CPU runs it, portable first, best last, as `table` gives them
+    /// from a registry: the registry that lists every backend where it is built already (or `ASMGEN_BACKEND=jit`
+    /// built the JIT), otherwise the one without the JIT's sets and their names (the sets
+    /// [`jit_choice`] picks for `listing`, which the JIT would assemble) where the full one ranks them, before
+    /// the listings' sets.
+    pub(crate) fn table(
+        &'static self,
+        listing: &str,
+        table: fn(&'static R) -> Vec<(&'static str, bool)>,
+    ) -> Vec<(&'static str, bool)> {
+        if let Some(r) = self.listed.get() {
+            return table(r);
+        }
+        if request() == Request::Jit {
+            return table(self.listed());
+        }
+        let t = table(self.for_name(""));
+        #[cfg(feature = "jit")]
+        let t = {
+            let mut t = t;
+            let at = t.iter().position(|(n, _)| n.starts_with("aot/")).unwrap_or(t.len());
+            let sets = jit_choice().0.into_iter().filter(|s| aot_sets(listing).any(|a| a.name == *s));
+            let names: Vec<_> = sets.map(|s| (jit_name(s), true)).collect();
+            t.splice(at..at, names.into_iter().rev());
+            t
+        };
+        #[cfg(not(feature = "jit"))]
+        let _ = listing;
+        t
     }
 }
 
@@ -201,9 +290,16 @@ fn named(prefix: &str, set: &str) -> &'static str {
 }
 
 /// What the JIT assembles for this CPU: per listing, the best available listings' set, or its rival where the
-/// table names one and it measured faster; and what was measured, as text.
+/// table names one and it measured faster; and what was measured, as text. Measured once per process, so
+/// that the backend tables (which name the JIT's sets without assembling them) and the JIT agree.
 #[cfg(feature = "jit")]
 pub(crate) fn jit_choice() -> (Vec<&'static str>, Vec<String>) {
+    static CHOICE: OnceLock<(Vec<&'static str>, Vec<String>)> = OnceLock::new();
+    CHOICE.get_or_init(measure_jit_choice).clone()
+}
+
+#[cfg(feature = "jit")]
+fn measure_jit_choice() -> (Vec<&'static str>, Vec<String>) {
     let mut listings: Vec<&str> = aot::SETS.iter().map(|s| s.listing).collect();
     listings.dedup();
     let (mut sets, mut notes) = (Vec::new(), Vec::new());
@@ -284,5 +380,24 @@ pub(crate) mod tune {
             pick.name
         );
         Some((pick, note))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backend_requests_parse_and_misspellings_are_errors() {
+        assert_eq!(parse_request(""), Ok(Request::Best));
+        assert_eq!(parse_request("portable"), Ok(Request::Portable));
+        assert_eq!(parse_request("aot"), Ok(Request::Aot));
+        assert_eq!(parse_request("jit").is_ok(), cfg!(any(feature = "jit", feature = "interp")));
+        for bad in ["protable", "AOT", "jit ", "best", "aot/x86_64-gfni-avx2"] {
+            match parse_request(bad) {
+                Err(Error::InvalidEnvironment { var: "ASMGEN_BACKEND", value, .. }) => assert_eq!(value, bad),
+                other => panic!("{bad:?}: {other:?}"),
+            }
+        }
     }
 }

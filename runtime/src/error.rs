@@ -29,6 +29,16 @@ pub enum Error {
     },
     /// Authentication failed: the message, associated data, nonce or tag was altered (nothing was decrypted).
     TagMismatch,
+    /// An environment variable the runtime reads has a value it does not know (see
+    /// [`crate::backend_override`]); the dispatchers go on as if it were unset.
+    InvalidEnvironment {
+        /// The variable (`ASMGEN_BACKEND`).
+        var: &'static str,
+        /// Its value.
+        value: String,
+        /// The values it takes.
+        expected: &'static str,
+    },
     /// The backend has no kernels for what was asked (e.g. fused GCM on a set that composes it).
     Unsupported {
         /// What was asked.
@@ -49,6 +59,9 @@ impl fmt::Display for Error {
             Error::InvalidNonceLength { len } => write!(f, "nonce length {len} is not allowed"),
             Error::InvalidTagLength { len } => write!(f, "tag length {len} is not allowed"),
             Error::TagMismatch => f.write_str("authentication failed"),
+            Error::InvalidEnvironment { var, value, expected } => {
+                write!(f, "{var}={value:?} is not one of {expected}")
+            }
             Error::Unsupported { what, backend } => write!(f, "backend {backend} has no {what} kernels"),
         }
     }

@@ -5,13 +5,34 @@
 //!
 //! * [`Ghash`] and [`Polyval`]: `new`, `update_padded`, `finalize`, `backend`, plus RustCrypto's
 //!   `UniversalHash` and `KeyInit`.
-//! * SM4: [`Sm4`] (ECB, CBC, CFB, CTR, CBC-CS3 and RustCrypto's `cipher` traits), [`Sm4Xts`] (IEEE 1619 and
-//!   GB/T 17964), [`Sm4Cmac`], [`Sm4Xcbc`], [`Sm4CbcMac`], [`Sm4Gcm`] (also `aead::AeadInOut`), [`Sm4Ccm`].
+//! * SM4: [`Sm4`] (ECB, CBC, CFB, CTR, CBC-CS3 and RustCrypto's `cipher` block traits), [`Sm4Ctr`] (CTR as a
+//!   stream: `cipher::StreamCipher` and `StreamCipherSeek`), [`Sm4Xts`] (IEEE 1619 and GB/T 17964),
+//!   [`Sm4Cmac`], [`Sm4Xcbc`], [`Sm4CbcMac`] (each also `digest::Mac`), [`Sm4Gcm`] (also
+//!   `aead::AeadInOut`), [`Sm4Ccm`] and [`Sm4CcmAead`] (CCM with its lengths in the type, `aead::AeadInOut`).
 //!
-//! With the default feature `jit`, [`jit::Jit`] assembles the same kernel descriptions at startup for this CPU
+//! The trait crates are re-exported ([`cipher`], [`aead`], [`digest`], [`universal_hash`]) so that an
+//! application names the versions this crate implements; a RustCrypto composition (`ctr::Ctr128BE<sm4::Sm4>`,
+//! `cmac::Cmac<sm4::Sm4>`, `ccm::Ccm<sm4::Sm4, M, N>`, `ghash::GHash`, `polyval::Polyval`) is replaced by
+//! naming the type here instead.
+//!
+//! # Inherent methods and the traits
+//!
+//! Where a type has an inherent method of a trait method's name, the inherent one is what `value.method()` and
+//! `Type::method` call; the trait's is called as `Trait::method(&value)` (or through a generic bound):
+//!
+//! * `new(&[u8; 16])` on every keyed type takes a plain array; `KeyInit::new` / `KeyIvInit::new` take the
+//!   trait's `&Key<Self>` (`&key.into()`). [`Sm4Ctr`] and [`Sm4CcmAead`] have no inherent `new`.
+//! * The MACs' `finalize` returns `[u8; 16]`, `digest::Mac::finalize` a `CtOutput` compared in constant time;
+//!   their `verify(&[u8])` returns [`Error::TagMismatch`], `Mac::verify` a `MacError`; both are constant-time.
+//! * [`Ghash`] and [`Polyval`]: `update_padded`, `finalize`, `finalize_reset`, `reset` do what the traits' do,
+//!   returning `[u8; 16]` where the traits return a `Block`.
+//! * [`Sm4Gcm`] and [`Sm4Ccm`]: `encrypt`/`decrypt` take slices and return [`Error`] (`Sm4Gcm`'s are not
+//!   `aead::Aead`'s, which is reached as `aead::Aead::encrypt(&gcm, ..)`).
+//!
+//! With the feature `jit`, `jit::Jit` assembles the same kernel descriptions at startup for this CPU
 //! (x86_64, aarch64, riscv64); `ASMGEN_BACKEND=jit` makes the safe API use those kernels, and the fixed-size
 //! constructors ([`Sm4Xts::with_sector_size`], [`Sm4::with_ctr_message_size`], [`Ghash::with_fixed_blocks`],
-//! [`Polyval::with_fixed_blocks`]) use kernels the JIT generates for one size. [`jit::JitModule`] is the same
+//! [`Polyval::with_fixed_blocks`]) use kernels the JIT generates for one size. `jit::JitModule` is the same
 //! JIT for any function an application writes with `asmgen::Builder`: mapped W^X, handed back as typed
 //! function pointers.
 //!
@@ -51,15 +72,49 @@ mod interp;
 pub mod jit;
 mod sm4;
 
+pub use backend::backend_override;
 pub use error::Error;
 pub use ghash::dispatch::hash_backends;
 pub use ghash::{Ghash, Polyval};
-pub use sm4::{sm4_backend_table, sm4_backends, GcmPath, Sm4, Sm4CbcMac, Sm4Ccm, Sm4Cmac, Sm4Gcm, Sm4Xcbc, Sm4Xts};
+pub use sm4::{
+    sm4_backend_table, sm4_backends, CcmNonceSize, CcmTagSize, GcmPath, Sm4, Sm4CbcMac, Sm4Ccm, Sm4CcmAead, Sm4Cmac,
+    Sm4Ctr, Sm4Gcm, Sm4Xcbc, Sm4Xts,
+};
+// The RustCrypto trait crates the types implement, so that an application names the same versions.
+pub use {aead, cipher, digest, universal_hash};
 
 /// The README's examples, compiled and run as this crate's doctests (`cargo test -p asmgen-runtime --doc`).
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 mod readme {}
+
+// Every API type may move to and be shared between threads: checked at compile time.
+const _: () = {
+    const fn send_sync<T: Send + Sync>() {}
+    send_sync::<Sm4>();
+    send_sync::<Sm4Ctr>();
+    send_sync::<Sm4Xts>();
+    send_sync::<Sm4Cmac>();
+    send_sync::<Sm4Xcbc>();
+    send_sync::<Sm4CbcMac>();
+    send_sync::<Sm4Gcm>();
+    send_sync::<Sm4Ccm>();
+    send_sync::<Sm4CcmAead>();
+    send_sync::<Sm4CcmAead<aead::consts::U4, aead::consts::U7>>();
+    send_sync::<GcmPath>();
+    send_sync::<Ghash>();
+    send_sync::<Polyval>();
+    send_sync::<Error>();
+    #[cfg(feature = "jit")]
+    {
+        send_sync::<jit::Jit>();
+        send_sync::<jit::JitKernel>();
+        send_sync::<jit::JitStats>();
+        send_sync::<jit::JitModule>();
+        send_sync::<jit::JitError>();
+        send_sync::<jit::Specialisation>();
+    }
+};
 
 /// The largest block count a fixed-size kernel takes (256 MiB): [`Sm4Xts::with_sector_size`],
 /// [`Sm4::with_ctr_message_size`], [`Ghash::with_fixed_blocks`], [`Polyval::with_fixed_blocks`].

@@ -187,7 +187,7 @@ fn host_jit_is_w_xor_x_and_lists_its_kernels() {
         let bytes = jit.bytes(k);
         assert!(!bytes.is_empty(), "{}", k.name);
         if cfg!(not(target_arch = "x86_64")) {
-            assert!(bytes.len() % 4 == 0, "{}", k.name);
+            assert!(bytes.len().is_multiple_of(4), "{}", k.name);
         }
         assert!(!k.features.is_empty());
         assert!(jit.entry(&k.name).is_some());

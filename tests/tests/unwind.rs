@@ -1016,7 +1016,7 @@ impl Stepper {
                 // SAFETY (frame): set before the call, alive until it returns.
                 let top = unsafe { (*self.frame).sp_at_call } + 512;
                 let sp = regs.get(SP);
-                if addr % 8 != 0 || addr < sp.wrapping_sub(128) || addr >= top {
+                if !addr.is_multiple_of(8) || addr < sp.wrapping_sub(128) || addr >= top {
                     return Err((WHAT_SLOT, addr));
                 }
                 // SAFETY: checked above: within this thread's stack.

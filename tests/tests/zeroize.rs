@@ -13,7 +13,7 @@
 //!
 //! The recording allocator is this test binary's global allocator; keep other tests out of this file.
 
-use asmgen_runtime::{Ghash, Polyval, Sm4, Sm4CbcMac, Sm4Ccm, Sm4Cmac, Sm4Gcm, Sm4Xcbc, Sm4Xts};
+use asmgen_runtime::{Ghash, Polyval, Sm4, Sm4CbcMac, Sm4Ccm, Sm4Cmac, Sm4Ctr, Sm4Gcm, Sm4Xcbc, Sm4Xts};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::collections::HashSet;
@@ -206,7 +206,16 @@ fn no_key_material_survives_drop() {
     }
     check(f, "Sm4Ccm::new", &s, || Sm4Ccm::new(&k1));
     check(f, "Sm4CbcMac::new", &s, || Sm4CbcMac::new(&k1));
+    check(f, "Sm4CcmAead KeyInit", &s, || <asmgen_runtime::Sm4CcmAead as cipher::KeyInit>::new(&k1.into()));
+    // Sm4Ctr part way through a block (the rest of its keystream buffered).
+    let ctr = |c: Result<Sm4Ctr, _>| {
+        let mut c = c.unwrap();
+        cipher::StreamCipher::apply_keystream(&mut c, &mut [0u8; 7]);
+        c
+    };
+    check(f, "Sm4Ctr KeyIvInit", &s, || ctr(Ok(<Sm4Ctr as cipher::KeyIvInit>::new(&k1.into(), &[0; 16].into()))));
     for b in asmgen_runtime::sm4_backends() {
+        check(f, &format!("Sm4Ctr::with_backend({b})"), &s, || ctr(Sm4Ctr::with_backend(&k1, &[0; 16], b)));
         check(f, &format!("Sm4::with_backend({b})"), &s, || Sm4::with_backend(&k1, b).unwrap());
         check(f, &format!("Sm4Ccm::with_backend({b})"), &s, || Sm4Ccm::with_backend(&k1, b).unwrap());
         check(f, &format!("Sm4CbcMac::with_backend({b})"), &s, || Sm4CbcMac::with_backend(&k1, b).unwrap());

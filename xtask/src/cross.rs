@@ -253,7 +253,8 @@ fn windows(root: &Path) -> Result<(), String> {
         );
         let mut cmd = Command::new(&cargo);
         cmd.current_dir(root)
-            .args(["test", "-p", "asmgen-tests", "-p", "asmgen-runtime", "--target", WINDOWS])
+            .args(TEST_WITH_JIT)
+            .args(["--target", WINDOWS])
             .env(env_key(WINDOWS, "LINKER"), linker)
             .env(env_key(WINDOWS, "RUNNER"), &runner)
             .env("WINEPREFIX", &prefix)
@@ -335,7 +336,8 @@ fn run_qemu(root: &Path, args: &[String]) -> Result<(), String> {
         let runner = format!("timeout --kill-after=10 {QEMU_BINARY_LIMIT_S} {qemu} -cpu {} -L {}", r.cpu, t.sysroot);
         let status = Command::new(&cargo)
             .current_dir(root)
-            .args(["test", "-p", "asmgen-tests", "-p", "asmgen-runtime", "--target", t.triple])
+            .args(TEST_WITH_JIT)
+            .args(["--target", t.triple])
             .env(env_key(t.triple, "LINKER"), t.linker)
             .env(env_key(t.triple, "RUNNER"), &runner)
             // Tests that re-run their own binary (tests/tests/zeroize.rs) start it through the runner too.
@@ -356,6 +358,10 @@ fn run_qemu(root: &Path, args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
+/// `cargo test` of the tests and the runtime with the runtime's opt-in JIT named (the tests crate enables it too).
+const TEST_WITH_JIT: [&str; 7] =
+    ["test", "-p", "asmgen-tests", "-p", "asmgen-runtime", "--features", "asmgen-runtime/jit"];
+
 /// The native runs of `jit-tests`: a label and the environment (each with `ASMGEN_BACKEND=jit`). The tests'
 /// expectations follow the CPU's features and `ASMGEN_ISA` (`tests/tests/sm4_modes.rs`).
 const NATIVE_JIT_RUNS: &[(&str, &[(&str, &str)])] = &[
@@ -375,7 +381,7 @@ pub fn jit_tests(root: &Path) -> Result<(), String> {
         println!("== native, ASMGEN_BACKEND=jit: {label}");
         let status = Command::new(&cargo)
             .current_dir(root)
-            .args(["test", "-p", "asmgen-tests", "-p", "asmgen-runtime"])
+            .args(TEST_WITH_JIT)
             .env("ASMGEN_BACKEND", "jit")
             .envs(env.iter().copied())
             .status()

@@ -259,7 +259,7 @@ fn padding<I: Decode>(f: &FunctionSymbol, run: &[At<I>], body: &mut Vec<Item<I>>
 fn alignment(from: u64, to: u64) -> Option<u32> {
     (1..=12).find(|&k| {
         let a = 1u64 << k;
-        to % a == 0 && from.div_ceil(a) * a == to && to - from < a
+        to.is_multiple_of(a) && from.div_ceil(a) * a == to && to - from < a
     })
 }
 

@@ -337,7 +337,7 @@ fn result_flags(r: u64, bits: u32) -> u64 {
     if (r >> (bits - 1)) & 1 == 1 {
         f |= SF;
     }
-    if (r as u8).count_ones() % 2 == 0 {
+    if (r as u8).count_ones().is_multiple_of(2) {
         f |= PF;
     }
     f

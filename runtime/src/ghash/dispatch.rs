@@ -99,8 +99,8 @@ struct Hashes {
 
 static HASHES: Backends<Hashes> = Backends::new(hashes);
 
-/// The registries, with the JIT's sets or without.
-fn hashes(with_jit: bool) -> Hashes {
+/// The registries, with the JIT's sets or without, with the interpreter's or without.
+fn hashes(with_jit: bool, with_interp: bool) -> Hashes {
     let (aot_g, aot_p): (Vec<_>, Vec<_>) = backend::aot_backends("ghash", &from_roles).into_iter().unzip();
     #[cfg(feature = "jit")]
     let jit = if with_jit { crate::jit::backends("ghash", &from_roles) } else { Vec::new() };
@@ -109,11 +109,13 @@ fn hashes(with_jit: bool) -> Hashes {
         let _ = with_jit;
         Vec::new()
     };
+    #[cfg(not(all(feature = "interp", target_pointer_width = "64", target_endian = "little")))]
+    let _ = with_interp;
     // The interpreter's sets (feature `interp`), after the JIT's: chosen only by ASMGEN_BACKEND=jit without a JIT.
     #[cfg(all(feature = "interp", target_pointer_width = "64", target_endian = "little"))]
     let jit = {
         let mut jit = jit;
-        if with_jit {
+        if with_interp {
             jit.extend(crate::interp::backends("ghash", &from_roles));
         }
         jit
@@ -158,18 +160,18 @@ pub(crate) fn polyval() -> &'static HashKernels {
     HASHES.chosen().polyval.best()
 }
 
-/// Every GHASH implementation of this build, portable first, best last.
-pub(crate) fn all_ghash() -> &'static [HashKernels] {
-    HASHES.listed().ghash.all()
+/// The GHASH implementations among which one named `name` is, if this build has it.
+pub(crate) fn ghash_for(name: &str) -> &'static [HashKernels] {
+    HASHES.for_name(name).ghash.all()
 }
 
-/// Every POLYVAL implementation of this build, portable first, best last.
-pub(crate) fn all_polyval() -> &'static [HashKernels] {
-    HASHES.listed().polyval.all()
+/// The POLYVAL implementations among which one named `name` is, if this build has it.
+pub(crate) fn polyval_for(name: &str) -> &'static [HashKernels] {
+    HASHES.for_name(name).polyval.all()
 }
 
 /// Every GHASH and POLYVAL implementation this build has, with whether this CPU runs it, portable first, best
-/// last (for tests and the benchmark, which compare them all).
+/// last (for tests and the benchmark, which compare them all). Lists the JIT's without assembling them.
 pub fn hash_backends() -> Vec<(&'static str, bool)> {
-    HASHES.listed().polyval.table()
+    HASHES.table("ghash", |h| h.polyval.table())
 }

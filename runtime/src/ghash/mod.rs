@@ -9,6 +9,7 @@ pub(crate) use key::HashKey;
 
 use crate::{backend, Error};
 use dispatch::{HashKernels, UpdateFn};
+use universal_hash::array::Array;
 use universal_hash::common::{BlockSizeUser, KeySizeUser, ParBlocksSizeUser};
 use universal_hash::consts::{U16, U8};
 use universal_hash::{Block, Key, KeyInit, ParBlocks, Reset, UhfBackend, UhfClosure, UniversalHash};
@@ -75,8 +76,8 @@ impl Drop for Core {
     }
 }
 
-fn find(name: &str, candidates: fn() -> &'static [HashKernels]) -> Result<&'static HashKernels, Error> {
-    let k = candidates().iter().find(|k| k.name == name).ok_or_else(|| Error::UnknownBackend(name.to_string()))?;
+fn find(name: &str, candidates: fn(&str) -> &'static [HashKernels]) -> Result<&'static HashKernels, Error> {
+    let k = candidates(name).iter().find(|k| k.name == name).ok_or_else(|| Error::UnknownBackend(name.to_string()))?;
     if k.available {
         Ok(k)
     } else {
@@ -104,7 +105,7 @@ macro_rules! universal_hash {
             }
 
             /// Keys the function with `h` for messages of `blocks` 16-byte blocks (1 to 2^24): with the JIT (the
-            /// default feature `jit`), an update of exactly that many blocks runs a kernel generated for that
+            /// opt-in feature `jit`), an update of exactly that many blocks runs a kernel generated for that
             /// count ([`Self::specialised`] names it); other updates run the best kernel.
             pub fn with_fixed_blocks(h: &[u8; 16], blocks: usize) -> Result<Self, Error> {
                 if blocks == 0 || blocks > crate::MAX_FIXED_BLOCKS {
@@ -187,17 +188,24 @@ macro_rules! universal_hash {
             }
 
             fn proc_par_blocks(&mut self, blocks: &ParBlocks<Self>) {
-                let mut buf = [0u8; 128];
-                for (dst, b) in buf.chunks_exact_mut(16).zip(blocks.iter()) {
-                    dst.copy_from_slice(b);
-                }
-                self.0.blocks(&buf);
+                self.0.blocks(Array::slice_as_flattened(blocks.as_slice()));
             }
         }
 
         impl UniversalHash for $name {
             fn update_with_backend(&mut self, f: impl UhfClosure<BlockSize = Self::BlockSize>) {
                 f.call(self);
+            }
+
+            /// All the blocks to the kernel in one call (the trait's default goes 8 blocks per call): the
+            /// same path as the inherent [`Self::update_padded`].
+            fn update(&mut self, blocks: &[Block<Self>]) {
+                self.0.blocks(Array::slice_as_flattened(blocks));
+            }
+
+            /// The inherent [`Self::update_padded`]: whole blocks in one kernel call, then the padded rest.
+            fn update_padded(&mut self, data: &[u8]) {
+                self.0.update_padded(data);
             }
 
             fn finalize(self) -> Block<Self> {
@@ -221,13 +229,13 @@ universal_hash!(
     /// GHASH (NIST SP 800-38D) keyed with `H`.
     Ghash,
     dispatch::ghash,
-    dispatch::all_ghash,
+    dispatch::ghash_for,
     |k: (&'static str, UpdateFn, UpdateFn)| k.1
 );
 universal_hash!(
     /// POLYVAL (RFC 8452) keyed with `H`.
     Polyval,
     dispatch::polyval,
-    dispatch::all_polyval,
+    dispatch::polyval_for,
     |k: (&'static str, UpdateFn, UpdateFn)| k.2
 );

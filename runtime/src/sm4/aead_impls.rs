@@ -1,8 +1,7 @@
-//! RustCrypto `aead` 0.6 traits for [`Sm4Gcm`] (12-byte nonce, 16-byte tag, postfix): `KeyInit`,
-//! `AeadCore`, `AeadInOut` (hence `Aead` with the `alloc` feature). [`super::Sm4Ccm`] takes its nonce and
-//! tag lengths at run time and is not wrapped.
+//! RustCrypto `aead` 0.6 traits for [`Sm4Gcm`] (12-byte nonce, 16-byte tag, postfix): `KeyInit`, `AeadCore`,
+//! `AeadInOut` (hence `Aead` with the `alloc` feature). CCM's are beside it (`super::ccm`).
 
-use super::Sm4Gcm;
+use super::gcm::Sm4Gcm;
 use aead::consts::{U12, U16};
 use aead::inout::InOutBuf;
 use aead::{AeadCore, AeadInOut, Nonce, Tag, TagPosition};

@@ -24,7 +24,7 @@ impl Sm4 {
         Ok(Sm4(Keys::new(dispatch::find(backend)?, key), None))
     }
 
-    /// Keys the cipher for CTR messages of `message_bytes` bytes (1 to 256 MiB): with the JIT (the default
+    /// Keys the cipher for CTR messages of `message_bytes` bytes (1 to 256 MiB): with the JIT (the opt-in
     /// feature `jit`), [`Sm4::apply_ctr`] on exactly that many bytes runs a CTR kernel generated for that size
     /// ([`Sm4::specialised`] names it); other lengths, and every other mode, run the best kernels.
     pub fn with_ctr_message_size(key: &[u8; 16], message_bytes: usize) -> Result<Sm4, Error> {
@@ -103,7 +103,9 @@ impl Sm4 {
     }
 
     /// CTR with a 128-bit big-endian counter (wrapping), in place, any length. `counter` is advanced past
-    /// the blocks used, a trailing partial block included.
+    /// the blocks used, a trailing partial block included: the rest of that block's keystream is dropped, so
+    /// a message must be passed whole (or in multiples of 16 bytes). For a message in pieces of any length,
+    /// and for seeking, use [`crate::Sm4Ctr`].
     pub fn apply_ctr(&self, counter: &mut [u8; 16], buf: &mut [u8]) {
         let full = buf.len() / 16 * 16;
         let ctr = match self.1 {

@@ -1,4 +1,12 @@
-//! SM4: CCM.
+//! SM4: CCM, with its lengths given at run time ([`Sm4Ccm`]) or in the type ([`Sm4CcmAead`], RustCrypto's
+//! `aead` 0.6 traits: `KeyInit`, `AeadCore`, `AeadInOut`, hence `Aead` with the `alloc` feature).
+
+use aead::array::ArraySize;
+use aead::consts::U16;
+use aead::inout::InOutBuf;
+use aead::{AeadCore, AeadInOut, Nonce, Tag, TagPosition};
+use cipher::{Key, KeyInit, KeySizeUser};
+use std::marker::PhantomData;
 
 use super::dispatch;
 use super::keys::*;
@@ -38,7 +46,7 @@ impl Sm4Ccm {
         if !(7..=13).contains(&n) {
             return Err(Error::InvalidNonceLength { len: n });
         }
-        if !(4..=16).contains(&tag_len) || tag_len % 2 != 0 {
+        if !(4..=16).contains(&tag_len) || !tag_len.is_multiple_of(2) {
             return Err(Error::InvalidTagLength { len: tag_len });
         }
         let q = 15 - n;
@@ -154,3 +162,111 @@ impl Sm4Ccm {
 }
 
 backend_debug!(Sm4Ccm);
+
+/// The tag lengths CCM allows (4 to 16 bytes, even), as `typenum` sizes: the `M` of [`Sm4CcmAead`].
+pub trait CcmTagSize: ArraySize + sealed::Sealed {}
+
+/// The nonce lengths CCM allows (7 to 13 bytes), as `typenum` sizes: the `N` of [`Sm4CcmAead`].
+pub trait CcmNonceSize: ArraySize + sealed::Sealed {}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+macro_rules! sizes {
+    ($tr:ident: $($n:ident),*) => {$(
+        impl $tr for aead::consts::$n {}
+    )*};
+}
+// Every length either trait takes, sealed once.
+macro_rules! sealed {
+    ($($n:ident),*) => {$(
+        impl sealed::Sealed for aead::consts::$n {}
+    )*};
+}
+sealed!(U4, U6, U7, U8, U9, U10, U11, U12, U13, U14, U16);
+sizes!(CcmTagSize: U4, U6, U8, U10, U12, U14, U16);
+sizes!(CcmNonceSize: U7, U8, U9, U10, U11, U12, U13);
+
+/// SM4-CCM with its tag length `M` and nonce length `N` fixed in the type, as RustCrypto's
+/// `ccm::Ccm<sm4::Sm4, M, N>`: `KeyInit`, `AeadCore` (tag postfix) and `AeadInOut`, hence `aead::Aead` with
+/// the `aead` crate's `alloc` feature. The same code as [`Sm4Ccm`], which takes both lengths at run time.
+///
+/// ```
+/// use asmgen_runtime::aead::{consts::{U13, U16}, AeadInOut, KeyInit};
+/// let ccm = asmgen_runtime::Sm4CcmAead::<U16, U13>::new(&[7u8; 16].into());
+/// let (nonce, mut buf) = ([1u8; 13], *b"plaintext");
+/// let tag = ccm.encrypt_inout_detached(&nonce.into(), b"header", (&mut buf[..]).into())?;
+/// ccm.decrypt_inout_detached(&nonce.into(), b"header", (&mut buf[..]).into(), &tag)?;
+/// assert_eq!(&buf, b"plaintext");
+/// # Ok::<(), asmgen_runtime::aead::Error>(())
+/// ```
+pub struct Sm4CcmAead<M: CcmTagSize = U16, N: CcmNonceSize = aead::consts::U13> {
+    ccm: Sm4Ccm,
+    sizes: PhantomData<(M, N)>,
+}
+
+impl<M: CcmTagSize, N: CcmNonceSize> Sm4CcmAead<M, N> {
+    /// Keys the AEAD on the named backend (see [`crate::sm4_backends`]).
+    pub fn with_backend(key: &[u8; 16], backend: &str) -> Result<Self, crate::Error> {
+        Ok(Sm4CcmAead { ccm: Sm4Ccm::with_backend(key, backend)?, sizes: PhantomData })
+    }
+
+    /// The kernel set in use.
+    pub fn backend(&self) -> &'static str {
+        self.ccm.backend()
+    }
+}
+
+impl<M: CcmTagSize, N: CcmNonceSize> Clone for Sm4CcmAead<M, N> {
+    fn clone(&self) -> Self {
+        Sm4CcmAead { ccm: self.ccm.clone(), sizes: PhantomData }
+    }
+}
+
+impl<M: CcmTagSize, N: CcmNonceSize> std::fmt::Debug for Sm4CcmAead<M, N> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sm4CcmAead").field("backend", &self.backend()).finish_non_exhaustive()
+    }
+}
+
+impl<M: CcmTagSize, N: CcmNonceSize> KeySizeUser for Sm4CcmAead<M, N> {
+    type KeySize = U16;
+}
+
+impl<M: CcmTagSize, N: CcmNonceSize> KeyInit for Sm4CcmAead<M, N> {
+    fn new(key: &Key<Self>) -> Self {
+        Sm4CcmAead { ccm: Sm4Ccm::new(&(*key).into()), sizes: PhantomData }
+    }
+}
+
+impl<M: CcmTagSize, N: CcmNonceSize> AeadCore for Sm4CcmAead<M, N> {
+    type NonceSize = N;
+    type TagSize = M;
+    const TAG_POSITION: TagPosition = TagPosition::Postfix;
+}
+
+impl<M: CcmTagSize, N: CcmNonceSize> AeadInOut for Sm4CcmAead<M, N> {
+    fn encrypt_inout_detached(
+        &self,
+        nonce: &Nonce<Self>,
+        associated_data: &[u8],
+        buffer: InOutBuf<'_, '_, u8>,
+    ) -> aead::Result<Tag<Self>> {
+        let buf = buffer.into_out_with_copied_in();
+        let mut tag = Tag::<Self>::default();
+        self.ccm.encrypt(nonce.as_slice(), associated_data, buf, &mut tag).map_err(|_| aead::Error)?;
+        Ok(tag)
+    }
+
+    fn decrypt_inout_detached(
+        &self,
+        nonce: &Nonce<Self>,
+        associated_data: &[u8],
+        buffer: InOutBuf<'_, '_, u8>,
+        tag: &Tag<Self>,
+    ) -> aead::Result<()> {
+        let buf = buffer.into_out_with_copied_in();
+        self.ccm.decrypt(nonce.as_slice(), associated_data, buf, tag).map_err(|_| aead::Error)
+    }
+}

@@ -153,8 +153,8 @@ pub(crate) fn xts_units(k: &Sm4Kernels) -> [Option<XtsUnitFn>; 4] {
 
 static SM4: Backends<Registry<Sm4Kernels>> = Backends::new(registry);
 
-/// The registry, with the JIT's sets or without.
-fn registry(with_jit: bool) -> Registry<Sm4Kernels> {
+/// The registry, with the JIT's sets or without, with the interpreter's or without.
+fn registry(with_jit: bool, with_interp: bool) -> Registry<Sm4Kernels> {
     #[cfg(feature = "jit")]
     let jit = if with_jit { crate::jit::backends("sm4", &from_roles) } else { Vec::new() };
     #[cfg(not(feature = "jit"))]
@@ -162,11 +162,13 @@ fn registry(with_jit: bool) -> Registry<Sm4Kernels> {
         let _ = with_jit;
         Vec::new()
     };
+    #[cfg(not(all(feature = "interp", target_pointer_width = "64", target_endian = "little")))]
+    let _ = with_interp;
     // The interpreter's sets (feature `interp`), after the JIT's: chosen only by ASMGEN_BACKEND=jit without a JIT.
     #[cfg(all(feature = "interp", target_pointer_width = "64", target_endian = "little"))]
     let jit = {
         let mut jit = jit;
-        if with_jit {
+        if with_interp {
             jit.extend(crate::interp::backends("sm4", &from_roles));
         }
         jit
@@ -249,11 +251,11 @@ pub(crate) fn best() -> &'static Sm4Kernels {
 
 /// The named set, if this build has it and the CPU runs it.
 pub(crate) fn find(name: &str) -> Result<&'static Sm4Kernels, Error> {
-    SM4.listed().find(name)
+    SM4.for_name(name).find(name)
 }
 
 /// Every SM4 backend of this build with whether this CPU runs it, portable first, best last (for tests and
 /// the benchmark, which compare them all).
 pub fn sm4_backend_table() -> Vec<(&'static str, bool)> {
-    SM4.listed().table()
+    SM4.table("sm4", Registry::table)
 }

@@ -104,7 +104,7 @@ pub(super) fn xor_into(dst: &mut [u8], src: &[u8]) {
 }
 
 pub(super) fn whole_blocks(what: &'static str, buf: &[u8]) -> Result<(), Error> {
-    if buf.len() % 16 == 0 {
+    if buf.len().is_multiple_of(16) {
         Ok(())
     } else {
         Err(Error::InvalidLength { what, len: buf.len() })

@@ -1,8 +1,11 @@
-//! SM4: CMAC, XCBC and CBC-MAC.
+//! SM4: CMAC, XCBC and CBC-MAC, with RustCrypto's `digest::Mac` (0.11) on each.
 
 use super::dispatch::{self, Sm4Kernels};
 use super::keys::*;
 use crate::Error;
+use digest::common::KeySizeUser;
+use digest::consts::U16;
+use digest::{FixedOutput, FixedOutputReset, Key, KeyInit, MacMarker, Output, OutputSizeUser, Reset, Update};
 use zeroize::{Zeroize, Zeroizing};
 
 /// The CBC-MAC chain shared by the MACs: absorbs whole blocks but always keeps the last 1..=16 bytes
@@ -51,6 +54,13 @@ impl MacCore {
             b[self.n] = pad;
         }
         (self.n == 16, b)
+    }
+
+    /// Starts a new message under the same key.
+    pub(super) fn reset(&mut self) {
+        self.state.zeroize();
+        self.buf.zeroize();
+        self.n = 0;
     }
 
     pub(super) fn finish(&self, last: &[u8; 16]) -> [u8; 16] {
@@ -113,8 +123,12 @@ impl Sm4Cmac {
         self.core.update(data);
     }
 
-    /// The 16-byte tag.
+    /// The 16-byte tag (`digest::Mac::finalize` returns it as a `CtOutput`).
     pub fn finalize(self) -> [u8; 16] {
+        self.tag()
+    }
+
+    fn tag(&self) -> [u8; 16] {
         let (whole, mut last) = self.core.last(0x80);
         let sub = if whole { &self.k1 } else { &self.k2 };
         xor_into(&mut last, &sub[..]);
@@ -163,8 +177,12 @@ impl Sm4Xcbc {
         self.core.update(data);
     }
 
-    /// The 16-byte tag.
+    /// The 16-byte tag (`digest::Mac::finalize` returns it as a `CtOutput`).
     pub fn finalize(self) -> [u8; 16] {
+        self.tag()
+    }
+
+    fn tag(&self) -> [u8; 16] {
         let (whole, mut last) = self.core.last(0x80);
         let sub = if whole { &self.k2 } else { &self.k3 };
         xor_into(&mut last, &sub[..]);
@@ -204,8 +222,12 @@ impl Sm4CbcMac {
         self.core.update(data);
     }
 
-    /// The 16-byte tag.
+    /// The 16-byte tag (`digest::Mac::finalize` returns it as a `CtOutput`).
     pub fn finalize(self) -> [u8; 16] {
+        self.tag()
+    }
+
+    fn tag(&self) -> [u8; 16] {
         if self.core.n == 0 {
             return self.core.state;
         }
@@ -213,5 +235,70 @@ impl Sm4CbcMac {
         self.core.finish(&last)
     }
 }
+
+/// The methods every MAC shares beyond its own: `verify`, and RustCrypto's `digest` 0.11 traits (`KeyInit`,
+/// `Update`, `FixedOutput`, `FixedOutputReset`, `Reset`, `MacMarker`, hence `digest::Mac`).
+macro_rules! mac_traits {
+    ($($t:ident),*) => {$(
+        impl $t {
+            /// Finishes the message and compares its tag with `tag` in constant time: `Ok` when they are equal,
+            /// [`Error::TagMismatch`] otherwise (a `tag` that is not 16 bytes long included; for a truncated
+            /// tag use `digest::Mac::verify_truncated_left`).
+            pub fn verify(self, tag: &[u8]) -> Result<(), Error> {
+                let mut t = self.tag();
+                let ok = ct_eq(&t, tag);
+                t.zeroize();
+                if ok {
+                    Ok(())
+                } else {
+                    Err(Error::TagMismatch)
+                }
+            }
+        }
+
+        impl KeySizeUser for $t {
+            type KeySize = U16;
+        }
+
+        impl KeyInit for $t {
+            fn new(key: &Key<Self>) -> Self {
+                $t::new(&(*key).into())
+            }
+        }
+
+        impl OutputSizeUser for $t {
+            type OutputSize = U16;
+        }
+
+        impl Update for $t {
+            fn update(&mut self, data: &[u8]) {
+                self.core.update(data);
+            }
+        }
+
+        impl FixedOutput for $t {
+            fn finalize_into(self, out: &mut Output<Self>) {
+                out.copy_from_slice(&self.tag());
+            }
+        }
+
+        impl Reset for $t {
+            fn reset(&mut self) {
+                self.core.reset();
+            }
+        }
+
+        impl FixedOutputReset for $t {
+            fn finalize_into_reset(&mut self, out: &mut Output<Self>) {
+                out.copy_from_slice(&self.tag());
+                self.core.reset();
+            }
+        }
+
+        impl MacMarker for $t {}
+    )*};
+}
+
+mac_traits!(Sm4Cmac, Sm4Xcbc, Sm4CbcMac);
 
 backend_debug!(Sm4Cmac, Sm4Xcbc, Sm4CbcMac);

@@ -7,6 +7,7 @@ mod aead_impls;
 mod block;
 mod ccm;
 mod cipher_impls;
+mod ctr;
 pub(crate) mod dispatch;
 mod gcm;
 mod keys;
@@ -15,7 +16,8 @@ pub(crate) mod portable;
 mod xts;
 
 pub use block::Sm4;
-pub use ccm::Sm4Ccm;
+pub use ccm::{CcmNonceSize, CcmTagSize, Sm4Ccm, Sm4CcmAead};
+pub use ctr::Sm4Ctr;
 pub use gcm::{GcmPath, Sm4Gcm};
 pub use mac::{Sm4CbcMac, Sm4Cmac, Sm4Xcbc};
 pub use xts::Sm4Xts;

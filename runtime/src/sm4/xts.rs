@@ -47,7 +47,7 @@ impl Sm4Xts {
     }
 
     /// IEEE 1619 XTS for data units of exactly `sector_bytes` bytes (a multiple of 16, at least 16, at most
-    /// 256 MiB), e.g. 512 or 4096. With the JIT (the default feature `jit`), the kernels are generated for that
+    /// 256 MiB), e.g. 512 or 4096. With the JIT (the opt-in feature `jit`), the kernels are generated for that
     /// size (`backend()` then names them, e.g. `jit/x86_64-gfni-avx2/xts-4096`); otherwise the best kernels
     /// run. Units of any other length are an error.
     pub fn with_sector_size(key1: &[u8; 16], key2: &[u8; 16], sector_bytes: usize) -> Result<Sm4Xts, Error> {
@@ -60,7 +60,7 @@ impl Sm4Xts {
     }
 
     fn sectors(key1: &[u8; 16], key2: &[u8; 16], bytes: usize, gb: bool) -> Result<Sm4Xts, Error> {
-        if bytes < 16 || bytes % 16 != 0 || bytes / 16 > crate::MAX_FIXED_BLOCKS {
+        if bytes < 16 || !bytes.is_multiple_of(16) || bytes / 16 > crate::MAX_FIXED_BLOCKS {
             return Err(Error::InvalidLength { what: "XTS sector size", len: bytes });
         }
         let k = dispatch::best();
