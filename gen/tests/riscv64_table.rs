@@ -19,9 +19,9 @@ use support::{have_all, runs};
 mod support;
 
 const GAS: &str = "riscv64-linux-gnu-as";
-const GAS_MARCH: &str = "-march=rv64gcv_zbb_zbc_zbkb_zksed";
+const GAS_MARCH: &str = "-march=rv64gcv_zbb_zbc_zbkb_zbkx_zknd_zkne_zknh_zksed_zksh";
 const LLVM_MC: &str = "llvm-mc-19";
-const LLVM_MATTR: &str = "-mattr=+v,+zvksed,+zvkg,+zvbc,+zvkb,+zbb,+zbc,+zbkb,+zksed";
+const LLVM_MATTR: &str = "-mattr=+v,+zvksed,+zvkg,+zvbc,+zvkb,+zvbb,+zvkned,+zvknhb,+zvksh,+zbb,+zbc,+zbkb,+zbkx,+zknd,+zkne,+zknh,+zksed,+zksh";
 
 /// Sample operand number `k` (0, 1, 2) for operand `j` of an entry: registers and immediates vary so that
 /// every field is exercised with distinct, non-zero values (and negative offsets and immediates).
@@ -45,6 +45,7 @@ fn sample(kind: &str, j: usize, k: usize) -> Operand {
         "Shamt" => Operand::Imm([1, 63, 32][k]),
         "Uimm5" => Operand::Imm([1, 31, 16][k]),
         "Bs" => Operand::Imm([0, 3, 2][k]),
+        "Rnum" => Operand::Imm([0, 10, 5][k]),
         "Simm5" => Operand::Imm([-16, 15, -5][k]),
         "Uimm20" => Operand::Imm([1, 0xfffff, 0x12345][k]),
         "M" => Operand::Mem(mem(X(reg(j, k)), [-2048, 2047, -8][k])),

@@ -60,6 +60,16 @@ fn cpu_has(f: RvFeature) -> bool {
         RvFeature::Zvkb => e & (1 << 19) != 0,
         RvFeature::Zvkg => e & (1 << 20) != 0,
         RvFeature::Zvksed => e & (1 << 24) != 0,
+        RvFeature::Zbkx => e & (1 << 10) != 0,
+        RvFeature::Zknd => e & (1 << 11) != 0,
+        RvFeature::Zkne => e & (1 << 12) != 0,
+        RvFeature::Zknh => e & (1 << 13) != 0,
+        RvFeature::Zksh => e & (1 << 15) != 0,
+        RvFeature::Zvbb => e & (1 << 17) != 0,
+        RvFeature::Zvkned => e & (1 << 21) != 0,
+        RvFeature::Zvknha => e & (1 << 22) != 0,
+        RvFeature::Zvknhb => e & (1 << 23) != 0,
+        RvFeature::Zvksh => e & (1 << 25) != 0,
     }
 }
 
@@ -69,24 +79,67 @@ fn skipped(op: Op) -> bool {
     info.kinds.contains(&"Target") || matches!(op, Op::ret | Op::nop)
 }
 
+/// The register operands give strided loads and stores as stride: a6, set to a small multiple of the element
+/// size in each state.
+const STRIDE: u8 = 16;
+
+fn strided(op: Op) -> bool {
+    matches!(op, Op::vlse32_v | Op::vlse64_v | Op::vsse32_v | Op::vsse64_v)
+}
+
+/// Whether an entry reads the mask in v0 (masked forms, `vmerge`): no operand of it is then v0's group.
+fn reads_v0(op: Op) -> bool {
+    OPS[op as usize].syntax.contains("v0")
+}
+
+/// The elements of an element group the entry works on (1: none).
+fn egs(op: Op) -> usize {
+    let fs = OPS[op as usize].features;
+    if fs.contains(&RvFeature::Zvksh) {
+        8
+    } else if fs
+        .iter()
+        .any(|f| matches!(f, RvFeature::Zvkg | RvFeature::Zvksed | RvFeature::Zvkned | RvFeature::Zvknha))
+    {
+        4
+    } else {
+        1
+    }
+}
+
 /// The vector type an entry needs (or a random one).
 fn vtype(rng: &mut Rng, op: Op) -> VType {
+    let fs = OPS[op as usize].features;
     let sew = match op {
-        Op::vghsh_vv | Op::vgmul_vv | Op::vsm4k_vi | Op::vsm4r_vv | Op::vsm4r_vs | Op::vle32_v | Op::vse32_v => 32,
-        Op::vclmul_vv | Op::vclmulh_vv | Op::vle64_v | Op::vse64_v => 64,
+        Op::vle32_v | Op::vse32_v | Op::vlse32_v | Op::vsse32_v => 32,
+        Op::vle64_v | Op::vse64_v | Op::vlse64_v | Op::vsse64_v => 64,
+        Op::vle8_v | Op::vse8_v => 8,
+        Op::vclmul_vv | Op::vclmulh_vv | Op::vclmul_vx | Op::vclmulh_vx | Op::vclmul_vx_v0t => 64,
+        _ if fs.contains(&RvFeature::Zvknha) => 32 << rng.below(2),
+        _ if egs(op) > 1 => 32,
         _ => 8 << rng.below(4),
     };
-    VType { sew, lmul: 1 << rng.below(4) }
+    // A 256-bit element group (SM3, SHA-512) needs LMUL 2 at VLEN 128; strided accesses stay in the buffer.
+    let lmul = if egs(op) * sew as usize > 128 {
+        2 << rng.below(3)
+    } else if strided(op) {
+        1 << rng.below(2)
+    } else {
+        1 << rng.below(4)
+    };
+    VType { sew, lmul }
 }
 
 /// Random operands; vector registers are distinct groups aligned to LMUL.
 fn operands(rng: &mut Rng, op: Op, t: VType) -> Vec<Operand> {
-    let mut groups: Vec<u8> = (0..32 / t.lmul as u8).map(|g| g * t.lmul as u8).collect();
+    let first = reads_v0(op) as u8;
+    let mut groups: Vec<u8> = (first..32 / t.lmul as u8).map(|g| g * t.lmul as u8).collect();
     let x = |rng: &mut Rng| Operand::X(XS[rng.below(XS.len())]);
     OPS[op as usize]
         .kinds
         .iter()
         .map(|k| match *k {
+            "Xr" if strided(op) => Operand::X(STRIDE),
             "Xr" => x(rng),
             "Vr" => Operand::V(groups.remove(rng.below(groups.len()))),
             "Simm12" => Operand::Imm(rng.below(4096) as i64 - 2048),
@@ -95,6 +148,7 @@ fn operands(rng: &mut Rng, op: Op, t: VType) -> Vec<Operand> {
             "Uimm5" => Operand::Imm(rng.below(32) as i64),
             "Simm5" => Operand::Imm(rng.below(32) as i64 - 16),
             "Bs" => Operand::Imm(rng.below(4) as i64),
+            "Rnum" => Operand::Imm(rng.below(11) as i64),
             "Uimm20" => Operand::Imm(rng.below(1 << 20) as i64),
             "M" => Operand::Mem(mem(X(BASE), rng.below(129) as i32 - 64)),
             "VAddr" => Operand::Base(BASE),
@@ -147,10 +201,12 @@ fn harness(op: Op, ops: &[Operand], t: VType, vector: bool) -> Vec<u8> {
 
 /// Zeroes the destination group's tail (elements at and past vl) in `v`.
 fn mask_tail(v: &mut [u8], vlenb: usize, op: Op, ops: &[Operand], t: VType, vl: usize) {
-    let (Some(Operand::V(d)), false) = (ops.first(), matches!(op, Op::vse32_v | Op::vse64_v)) else { return };
+    let stores = matches!(op, Op::vse32_v | Op::vse64_v | Op::vse8_v | Op::vsse32_v | Op::vsse64_v);
+    let (Some(Operand::V(d)), false) = (ops.first(), stores) else { return };
     let eew = match op {
-        Op::vle32_v => 4,
-        Op::vle64_v => 8,
+        Op::vle32_v | Op::vlse32_v => 4,
+        Op::vle64_v | Op::vlse64_v => 8,
+        Op::vle8_v => 1,
         _ => t.sew as usize / 8,
     };
     let start = *d as usize * vlenb;
@@ -205,9 +261,11 @@ impl<M: Fn(Op, &mut Machine<'_>, &[Operand])> Isa for Rv<M> {
             raw.x[r as usize] = rng.next_u64();
         }
         raw.x[BASE as usize] = scratch.addr() + BUF as u64 / 2;
+        if strided(op) {
+            raw.x[STRIDE as usize] = ((rng.below(7) as i64 - 3) * t.sew as i64 / 8) as u64;
+        }
         let vlmax = t.lmul as usize * vlenb * 8 / t.sew as usize;
-        let grouped = OPS[op as usize].features.iter().any(|f| matches!(f, RvFeature::Zvkg | RvFeature::Zvksed));
-        let egs = if t.sew == 32 && grouped { 4 } else { 1 };
+        let egs = egs(op);
         raw.vl = (rng.below(vlmax + 1) / egs * egs) as u64;
         let mut s = State::new(vlenb * 8);
         s.x = raw.x;
