@@ -89,6 +89,21 @@ pub struct Sem {
     pub exec: Exec,
 }
 
+/// Whether an entry reads the mask register v0 without naming it as an operand (the masked `v0.t` forms and
+/// `vmerge`): what it writes depends on v0 too.
+pub fn reads_v0(op: Op) -> bool {
+    matches!(
+        op,
+        Op::vxor_vv_v0t
+            | Op::vor_vv_v0t
+            | Op::vclmul_vx_v0t
+            | Op::vslideup_vi_v0t
+            | Op::vmerge_vvm
+            | Op::vmerge_vxm
+            | Op::vmerge_vim
+    )
+}
+
 /// The semantics of an entry.
 pub fn sem(op: Op) -> &'static Sem {
     &SEMS[op as usize]
