@@ -822,7 +822,7 @@ static SEMS: &[Sem] = sems! {
     vaesz_vs [RW, R] |m, o| vgroups(m, o, |x, s, k, _| x ^ s.group(k, 0));
     vaeskf1_vi [W, R, N] |m, o| { let r = xr(m, &o[2]); vgroups(m, o, |_, s, k, g| vaeskf1(s.group(k, g), r)) };
     vaeskf2_vi [RW, R, N] |m, o| { let r = xr(m, &o[2]); vgroups(m, o, |x, s, k, g| vaeskf2(x, s.group(k, g), r)) };
-    vsha2ms_vv [RW, R, R] |m, o| vegs(m, o, 4, |d, a, b, sew| sha2ms(d, a, b, sew));
+    vsha2ms_vv [RW, R, R] |m, o| vegs(m, o, 4, sha2ms);
     vsha2ch_vv [RW, R, R] |m, o| vegs(m, o, 4, |d, a, b, sew| sha2c(d, a, b, sew, true));
     vsha2cl_vv [RW, R, R] |m, o| vegs(m, o, 4, |d, a, b, sew| sha2c(d, a, b, sew, false));
     vsm3me_vv [W, R, R] |m, o| vegs(m, o, 8, |_, a, b, _| sm3me(a, b));
