@@ -853,6 +853,134 @@ mod tests {
         }
     }
 
+    /// Big-endian 32-bit words from hex.
+    fn be_words(hex: &str) -> Vec<u32> {
+        (0..hex.len() / 8).map(|i| u32::from_str_radix(&hex[8 * i..8 * i + 8], 16).unwrap()).collect()
+    }
+
+    /// A 128-bit block from hex, byte 0 the least significant.
+    fn block(hex: &str) -> u128 {
+        (0..16).fold(0, |x, i| x | (u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap() as u128) << (8 * i))
+    }
+
+    /// FIPS 197 appendix A.1 (key expansion) and B (cipher example): the AES-128 key schedule by `vaeskf1.vi` and
+    /// by `aes64ks1i`/`aes64ks2`, the block encrypted by `vaesz`/`vaesem`/`vaesef` and by `aes64esm`/`aes64es`,
+    /// and decrypted by `vaesdm`/`vaesdf` and by `aes64dsm`/`aes64ds` with InvMixColumns (`aes64im`) round keys.
+    #[test]
+    fn aes_128_matches_fips_197() {
+        let key = block("2b7e151628aed2a6abf7158809cf4f3c");
+        let mut rk = vec![key];
+        for r in 1..=10 {
+            rk.push(vaeskf1(rk[r - 1], r as u64));
+        }
+        assert_eq!(rk[1], block("a0fafe1788542cb123a339392a6c7605"));
+        assert_eq!(rk[10], block("d014f9a8c9ee2589e13f0cc8b6630ca6"));
+        // Scalar: (lo, hi) halves; ks1i on the previous high half, ks2 twice.
+        let (mut lo, mut hi) = (key as u64, (key >> 64) as u64);
+        for (r, k) in rk.iter().enumerate().skip(1) {
+            let t = aes64ks1i(hi, r as u64 - 1);
+            lo = aes64ks2(t, lo);
+            hi = aes64ks2(lo, hi);
+            assert_eq!(((hi as u128) << 64) | lo as u128, *k, "round key {r}");
+        }
+        let (plain, cipher) = (block("3243f6a8885a308d313198a2e0370734"), block("3925841d02dc09fbdc118597196a0b32"));
+        let mut x = plain ^ rk[0];
+        for k in &rk[1..10] {
+            x = aes::round(x, *k, false, true);
+        }
+        assert_eq!(aes::round(x, rk[10], false, false), cipher);
+        let both = |x: u128, k: u128, f: &dyn Fn(u64, u64) -> u64| {
+            let (lo, hi) = (x as u64, (x >> 64) as u64);
+            (((f(hi, lo) as u128) << 64) | f(lo, hi) as u128) ^ k
+        };
+        let mut x = plain ^ rk[0];
+        for k in &rk[1..10] {
+            x = both(x, *k, &|a, b| aes64(a, b, false, true));
+        }
+        assert_eq!(both(x, rk[10], &|a, b| aes64(a, b, false, false)), cipher);
+        let mut x = cipher ^ rk[10];
+        for k in rk[1..10].iter().rev() {
+            x = aes::round(x, *k, true, true);
+        }
+        assert_eq!(aes::round(x, rk[0], true, false), plain);
+        let im = |k: u128| u128::from_le_bytes(aes::mix_columns(k.to_le_bytes(), true));
+        let mut x = cipher ^ rk[10];
+        for k in rk[1..10].iter().rev() {
+            x = both(x, im(*k), &|a, b| aes64(a, b, true, true));
+        }
+        assert_eq!(both(x, rk[0], &|a, b| aes64(a, b, true, false)), plain);
+    }
+
+    /// FIPS 197 appendix A.3: the AES-256 round keys 2 and 3 by `vaeskf2.vi`.
+    #[test]
+    fn aes_256_key_expansion_matches_fips_197() {
+        let (k0, k1) = (block("603deb1015ca71be2b73aef0857d7781"), block("1f352c073b6108d72d9810a30914dff4"));
+        let k2 = vaeskf2(k0, k1, 2);
+        assert_eq!(k2, block("9ba354118e6925afa51a8b5f2067fcde"));
+        assert_eq!(vaeskf2(k1, k2, 3), block("a8b09c1a93d194cdbe49846eb75d5b9a"));
+    }
+
+    /// The SHA-256 round constants and initial hash (FIPS 180-4 4.2.2, 5.3.3): the first 32 bits of the
+    /// fractional parts of the cube and square roots of the first primes.
+    fn sha256_constants() -> (Vec<u32>, Vec<u32>) {
+        let primes: Vec<u32> = (2u32..).filter(|n| (2..*n).all(|d| n % d != 0)).take(64).collect();
+        let frac = |x: f64| ((x - x.floor()) * 4294967296.0) as u32;
+        (
+            primes.iter().map(|&p| frac((p as f64).cbrt())).collect(),
+            primes[..8].iter().map(|&p| frac((p as f64).sqrt())).collect(),
+        )
+    }
+
+    /// FIPS 180-4's SHA-256 example ("abc") compressed by `vsha2ms`, `vsha2cl` and `vsha2ch` as the vector kernels
+    /// use them (state `{a, b, e, f}` and `{c, d, g, h}`, four words of message plus constants per pair), the
+    /// message schedule also recomputed with the sigma functions of `sha256sig0`/`sha256sig1`.
+    #[test]
+    fn sha256_abc_matches_fips_180_4() {
+        let (k, h) = sha256_constants();
+        assert_eq!((k[0], k[63], h[0], h[7]), (0x428a2f98, 0xc67178f2, 0x6a09e667, 0x5be0cd19));
+        let mut w: Vec<u64> = vec![0; 64];
+        (w[0], w[15]) = (0x6162_6380, 24);
+        for q in 4..16 {
+            let (i, a) = (4 * q, [w[4 * q - 12], w[4 * q - 7], w[4 * q - 6], w[4 * q - 5]]);
+            let next = sha2ms(&w[i - 16..i - 12], &a, &w[i - 4..i], 32);
+            w[i..i + 4].copy_from_slice(&next);
+        }
+        for j in 16..64 {
+            let s = sha2(w[j - 2], 32, 1) + w[j - 7] + sha2(w[j - 15], 32, 0) + w[j - 16];
+            assert_eq!(w[j], s & 0xffff_ffff, "W[{j}]");
+        }
+        let h: Vec<u64> = h.iter().map(|&x| x as u64).collect();
+        let (mut abef, mut cdgh) = (vec![h[5], h[4], h[1], h[0]], vec![h[7], h[6], h[3], h[2]]);
+        for q in 0..16 {
+            let kw: Vec<u64> = (0..4).map(|j| (w[4 * q + j] + k[4 * q + j] as u64) & 0xffff_ffff).collect();
+            (cdgh, abef) = (abef.clone(), sha2c(&cdgh, &abef, &kw, 32, false));
+            (cdgh, abef) = (abef.clone(), sha2c(&cdgh, &abef, &kw, 32, true));
+        }
+        let state = [abef[3], abef[2], cdgh[3], cdgh[2], abef[1], abef[0], cdgh[1], cdgh[0]];
+        let digest: Vec<u32> = (0..8).map(|i| (state[i] + h[i]) as u32).collect();
+        assert_eq!(digest, be_words("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"));
+    }
+
+    /// GB/T 32905's example 1 (SM3 of "abc") by `vsm3me.vv` and `vsm3c.vi`, words big-endian in the elements as a
+    /// `vle32.v` of the bytes leaves them; and the P0, P1 of `sm3p0`/`sm3p1` on one bit.
+    #[test]
+    fn sm3_abc_matches_gb_t_32905() {
+        let iv = be_words("7380166f4914b2b9172442d7da8a0600a96f30bc163138aae38dee4db0fb0e4e");
+        let mut w: Vec<u64> = vec![0; 72];
+        (w[0], w[15]) = (0x6162_6380u32.swap_bytes() as u64, 24u32.swap_bytes() as u64);
+        for i in (16..72).step_by(8) {
+            let next = sm3me(&w[i - 8..i], &w[i - 16..i - 8]);
+            w[i..i + 8].copy_from_slice(&next);
+        }
+        let mut state: Vec<u64> = iv.iter().map(|x| x.swap_bytes() as u64).collect();
+        for r in 0..32 {
+            state = sm3c(&state, &w[2 * r..2 * r + 8], r as u32);
+        }
+        let digest: Vec<u32> = (0..8).map(|i| (state[i] as u32).swap_bytes() ^ iv[i]).collect();
+        assert_eq!(digest, be_words("66c7f0f462eeedd9d1f2d46bdc10e4e24167c4875cf2f7a2297da02b8f4ba8e0"));
+        assert_eq!((sm3p0(1), sm3p1(1)), (1 | 1 << 9 | 1 << 17, 1 | 1 << 15 | 1 << 23));
+    }
+
     #[test]
     fn sm4_constants() {
         assert_eq!((SM4_SBOX[0], SM4_SBOX[0xff], ck(0), ck(31)), (0xd6, 0x48, 0x00070e15, 0x646b7279));
