@@ -84,7 +84,17 @@ fn skipped(op: Op) -> bool {
 const STRIDE: u8 = 16;
 
 fn strided(op: Op) -> bool {
-    matches!(op, Op::vlse32_v | Op::vlse64_v | Op::vsse32_v | Op::vsse64_v)
+    segment(op) || matches!(op, Op::vlse32_v | Op::vlse64_v | Op::vsse32_v | Op::vsse64_v)
+}
+
+/// Segment accesses: eight registers from the one named (at LMUL 1).
+fn segment(op: Op) -> bool {
+    matches!(op, Op::vlsseg8e32_v | Op::vssseg8e32_v)
+}
+
+/// Widening entries: the destination a group of 2 LMUL registers of 2 SEW-bit elements.
+fn widening(op: Op) -> bool {
+    matches!(op, Op::vwsll_vv | Op::vwsll_vx | Op::vwsll_vi)
 }
 
 /// Whether an entry reads the mask in v0 (masked forms, `vmerge`): no operand of it is then v0's group.
@@ -114,6 +124,9 @@ fn vtype(rng: &mut Rng, op: Op) -> VType {
         Op::vle32_v | Op::vse32_v | Op::vlse32_v | Op::vsse32_v => 32,
         Op::vle64_v | Op::vse64_v | Op::vlse64_v | Op::vsse64_v => 64,
         Op::vle8_v | Op::vse8_v => 8,
+        Op::vlsseg8e32_v | Op::vssseg8e32_v => 32,
+        _ if widening(op) => 8 << rng.below(3),
+        Op::vzext_vf2 => 16 << rng.below(3),
         Op::vclmul_vv | Op::vclmulh_vv | Op::vclmul_vx | Op::vclmulh_vx | Op::vclmul_vx_v0t => 64,
         _ if fs.contains(&RvFeature::Zvknha) => 32 << rng.below(2),
         _ if egs(op) > 1 => 32,
@@ -122,8 +135,10 @@ fn vtype(rng: &mut Rng, op: Op) -> VType {
     // A 256-bit element group (SM3, SHA-512) needs LMUL 2 at VLEN 128; strided accesses stay in the buffer.
     let lmul = if egs(op) * sew as usize > 128 {
         2 << rng.below(3)
-    } else if strided(op) {
-        1 << rng.below(2)
+    } else if segment(op) {
+        1
+    } else if strided(op) || widening(op) {
+        1 << rng.below(2 + widening(op) as usize)
     } else {
         1 << rng.below(4)
     };
@@ -132,8 +147,10 @@ fn vtype(rng: &mut Rng, op: Op) -> VType {
 
 /// Random operands; vector registers are distinct groups aligned to LMUL.
 fn operands(rng: &mut Rng, op: Op, t: VType) -> Vec<Operand> {
+    // Groups of 2 LMUL registers for a widening entry (its sources too, aligned all the same).
+    let size = t.lmul as u8 * if widening(op) { 2 } else { 1 };
     let first = reads_v0(op) as u8;
-    let mut groups: Vec<u8> = (first..32 / t.lmul as u8).map(|g| g * t.lmul as u8).collect();
+    let mut groups: Vec<u8> = (first..32 / size).map(|g| g * size).collect();
     let x = |rng: &mut Rng| Operand::X(XS[rng.below(XS.len())]);
     OPS[op as usize]
         .kinds
@@ -141,6 +158,7 @@ fn operands(rng: &mut Rng, op: Op, t: VType) -> Vec<Operand> {
         .map(|k| match *k {
             "Xr" if strided(op) => Operand::X(STRIDE),
             "Xr" => x(rng),
+            "Vr" if segment(op) => Operand::V(rng.below(25) as u8),
             "Vr" => Operand::V(groups.remove(rng.below(groups.len()))),
             "Simm12" => Operand::Imm(rng.below(4096) as i64 - 2048),
             "Shamt" if op == Op::vror_vi => Operand::Imm(rng.below(t.sew as usize) as i64),
@@ -201,16 +219,21 @@ fn harness(op: Op, ops: &[Operand], t: VType, vector: bool) -> Vec<u8> {
 
 /// Zeroes the destination group's tail (elements at and past vl) in `v`.
 fn mask_tail(v: &mut [u8], vlenb: usize, op: Op, ops: &[Operand], t: VType, vl: usize) {
-    let stores = matches!(op, Op::vse32_v | Op::vse64_v | Op::vse8_v | Op::vsse32_v | Op::vsse64_v);
+    let stores = matches!(op, Op::vse32_v | Op::vse64_v | Op::vse8_v | Op::vsse32_v | Op::vsse64_v | Op::vssseg8e32_v);
     let (Some(Operand::V(d)), false) = (ops.first(), stores) else { return };
-    let eew = match op {
-        Op::vle32_v | Op::vlse32_v => 4,
-        Op::vle64_v | Op::vlse64_v => 8,
-        Op::vle8_v => 1,
-        _ => t.sew as usize / 8,
+    let (mut eew, mut regs) = match op {
+        Op::vle32_v | Op::vlse32_v | Op::vlsseg8e32_v => (4, t.lmul as usize),
+        Op::vle64_v | Op::vlse64_v => (8, t.lmul as usize),
+        Op::vle8_v => (1, t.lmul as usize),
+        _ => (t.sew as usize / 8, t.lmul as usize),
     };
-    let start = *d as usize * vlenb;
-    v[start + vl * eew..start + t.lmul as usize * vlenb].fill(0);
+    if widening(op) {
+        (eew, regs) = (2 * eew, 2 * regs);
+    }
+    for f in 0..if segment(op) { 8 } else { 1 } {
+        let start = (*d as usize + f * regs) * vlenb;
+        v[start + vl * eew..start + regs * vlenb].fill(0);
+    }
 }
 
 /// The riscv64 side of the comparison, with the model `M` (the real one, or a doctored one) and the CPU's
@@ -261,7 +284,11 @@ impl<M: Fn(Op, &mut Machine<'_>, &[Operand])> Isa for Rv<M> {
             raw.x[r as usize] = rng.next_u64();
         }
         raw.x[BASE as usize] = scratch.addr() + BUF as u64 / 2;
-        if strided(op) {
+        if segment(op) {
+            // Segments that do not overlap: 32 to 40 bytes apart, up or down.
+            let s = 32 + 4 * rng.below(3) as i64;
+            raw.x[STRIDE as usize] = (if rng.below(2) == 0 { s } else { -s }) as u64;
+        } else if strided(op) {
             raw.x[STRIDE as usize] = ((rng.below(7) as i64 - 3) * t.sew as i64 / 8) as u64;
         }
         let vlmax = t.lmul as usize * vlenb * 8 / t.sew as usize;

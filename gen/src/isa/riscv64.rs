@@ -630,6 +630,12 @@ macro_rules! riscv64_table {
                 vsse32_v: "vsse32.v" (s: Vr, a: VAddr, stride: Xr) [V] => enc(0x0a00_6027, VLS);
                 /// Strided store: element `i` to `a + i * stride` (the stride in bytes, signed).
                 vsse64_v: "vsse64.v" (s: Vr, a: VAddr, stride: Xr) [V] => enc(0x0a00_7027, VLS);
+                /// Strided segment load: the eight 32-bit fields of segment `i`, at `a + i * stride`, to element
+                /// `i` of `d`, `d + 1`, ... `d + 7` (register groups of EMUL registers each).
+                vlsseg8e32_v: "vlsseg8e32.v" (d: Vr, a: VAddr, stride: Xr) [V] => enc(0xea00_6007, VLS);
+                /// Strided segment store: element `i` of `s`, `s + 1`, ... `s + 7` to the eight 32-bit fields at
+                /// `a + i * stride`.
+                vssseg8e32_v: "vssseg8e32.v" (s: Vr, a: VAddr, stride: Xr) [V] => enc(0xea00_6027, VLS);
                 vxor_vv: "vxor.vv" (d: Vr, a: Vr, b: Vr)        [V] => enc(0x2e00_0057, VV);
                 vmv_v_v: "vmv.v.v" (d: Vr, s: Vr)               [V] => enc(0x5e00_0057, &[fld(0, RD, 5), fld(1, RS1, 5)]);
                 /// Every element = the scalar `s`.
@@ -674,6 +680,8 @@ macro_rules! riscv64_table {
                 vsll_vv: "vsll.vv" (d: Vr, a: Vr, b: Vr)        [V] => enc(0x9600_0057, VV);
                 /// Shift left by `s` modulo SEW.
                 vsll_vx: "vsll.vx" (d: Vr, a: Vr, s: Xr)        [V] => enc(0x9600_4057, VX);
+                /// `d[i]` = `s[i]` (SEW/2 bits) zero-extended; `s` a group of LMUL/2 registers.
+                vzext_vf2: "vzext.vf2" (d: Vr, s: Vr)           [V] => enc(0x4a03_2057, V2);
                 /// Element 0 = the scalar `s` (truncated to SEW), when vl > 0; the other elements are tail.
                 vmv_s_x: "vmv.s.x" (d: Vr, s: Xr)               [V] => enc(0x4200_6057, V1);
                 /// `d[i] = v0.mask[i] ? b[i] : a[i]`.
@@ -727,6 +735,13 @@ macro_rules! riscv64_table {
                 vctz_v:  "vctz.v"  (d: Vr, s: Vr)               [V, Zvbb] => raw(0x4a06_a057, V2);
                 /// Count the set bits of each element.
                 vcpop_v: "vcpop.v" (d: Vr, s: Vr)               [V, Zvbb] => raw(0x4a07_2057, V2);
+                /// Widening shift left: `d[i]` (2 SEW bits, `d` a group of 2 LMUL registers) = `a[i] << b[i]`, the
+                /// amount modulo 2 SEW.
+                vwsll_vv: "vwsll.vv" (d: Vr, a: Vr, b: Vr)      [V, Zvbb] => raw(0xd600_0057, VV);
+                /// Widening shift left by `s` modulo 2 SEW.
+                vwsll_vx: "vwsll.vx" (d: Vr, a: Vr, s: Xr)      [V, Zvbb] => raw(0xd600_4057, VX);
+                /// Widening shift left by `n`.
+                vwsll_vi: "vwsll.vi" (d: Vr, a: Vr, n: Uimm5)   [V, Zvbb] => raw(0xd600_3057, VIU);
                 /// One GHASH step per element group: `d = (d ^ b) * a` in GCM's bit order (`a` is H).
                 vghsh_vv: "vghsh.vv" (d: Vr, a: Vr, b: Vr)      [V, Zvkg] => raw(0xb200_2077, VV);
                 /// GCM multiplication: `d = d * s`.

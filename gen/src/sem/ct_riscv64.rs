@@ -26,15 +26,21 @@ fn access_len(op: Op, m: &Machine<'_>) -> u64 {
     }
 }
 
-/// The registers of the group from `v` (LMUL of them, of the element width `eew` where it differs from SEW).
-fn group(m: &Machine<'_>, v: u8, op: Op) -> std::ops::Range<usize> {
+/// The registers of the group from `v`, operand `index` of `op` (LMUL of them, of the element width `eew`
+/// where it differs from SEW: loads and stores, a widening destination, an extension's source; eight such groups
+/// for a segment access).
+fn group(m: &Machine<'_>, v: u8, op: Op, index: usize) -> std::ops::Range<usize> {
+    let sew = m.state.sew;
     let eew = match op {
         Op::vle8_v | Op::vse8_v => 8,
-        Op::vle32_v | Op::vse32_v | Op::vlse32_v | Op::vsse32_v => 32,
+        Op::vle32_v | Op::vse32_v | Op::vlse32_v | Op::vsse32_v | Op::vlsseg8e32_v | Op::vssseg8e32_v => 32,
         Op::vle64_v | Op::vse64_v | Op::vlse64_v | Op::vsse64_v => 64,
-        _ => m.state.sew,
+        Op::vwsll_vv | Op::vwsll_vx | Op::vwsll_vi if index == 0 => 2 * sew,
+        Op::vzext_vf2 if index == 1 => sew / 2,
+        _ => sew,
     };
-    let n = (m.state.lmul * eew / m.state.sew).max(1) as usize;
+    let fields = if matches!(op, Op::vlsseg8e32_v | Op::vssseg8e32_v) { 8 } else { 1 };
+    let n = fields * (m.state.lmul * eew / sew).max(1) as usize;
     v as usize..(v as usize + n).min(32)
 }
 
@@ -47,8 +53,8 @@ impl Tainting for Riscv64 {
             found.push("memory address depends on a secret");
         }
         let zeroing = matches!(op, Op::xor | Op::vxor_vv) && ops[1] == ops[2];
-        let read_op = |(o, r): (&Operand, &Role)| matches!(r, Role::R | Role::RW) && read(taint, m, op, ops, o);
-        let t = !zeroing && (ops.iter().zip(s.roles).any(read_op) || (reads_v0(op) && taint.vec[0]));
+        let read_op = |(i, r): (usize, &Role)| matches!(r, Role::R | Role::RW) && read(taint, m, op, ops, i);
+        let t = !zeroing && (s.roles.iter().enumerate().any(read_op) || (reads_v0(op) && taint.vec[0]));
         let branch = matches!(op, Op::beqz | Op::bnez | Op::beq | Op::bne | Op::bltu | Op::bgeu | Op::blt | Op::bge);
         if branch && t {
             found.push("branch on a secret");
@@ -59,9 +65,9 @@ impl Tainting for Riscv64 {
         if s.variable_time && t {
             found.push("variable-time instruction on a secret");
         }
-        for (o, r) in ops.iter().zip(s.roles) {
+        for (i, r) in s.roles.iter().enumerate() {
             if matches!(r, Role::W | Role::RW) {
-                write(taint, m, op, ops, o, t);
+                write(taint, m, op, ops, i, t);
             }
         }
         found
@@ -82,6 +88,8 @@ fn stride(op: Op, m: &Machine<'_>, ops: &[Operand]) -> Option<(u64, u64)> {
     let eb = match op {
         Op::vlse32_v | Op::vsse32_v => 4,
         Op::vlse64_v | Op::vsse64_v => 8,
+        // A segment of eight 32-bit fields.
+        Op::vlsseg8e32_v | Op::vssseg8e32_v => 32,
         _ => return None,
     };
     match ops.get(2) {
@@ -99,11 +107,12 @@ fn spans(op: Op, m: &Machine<'_>, ops: &[Operand], addr: u64) -> Vec<(u64, u64)>
     }
 }
 
-/// The taint of a read operand.
-fn read(taint: &Taint, m: &Machine<'_>, op: Op, ops: &[Operand], o: &Operand) -> bool {
+/// The taint of read operand `index`.
+fn read(taint: &Taint, m: &Machine<'_>, op: Op, ops: &[Operand], index: usize) -> bool {
+    let o = &ops[index];
     match o {
         Operand::X(n) => taint.gpr[*n as usize],
-        Operand::V(n) => group(m, *n, op).any(|r| taint.vec[r]),
+        Operand::V(n) => group(m, *n, op, index).any(|r| taint.vec[r]),
         Operand::Mem(_) | Operand::Base(_) => {
             address(m, o).is_ok_and(|addr| spans(op, m, ops, addr).into_iter().any(|(at, len)| taint.bytes(at, len)))
         }
@@ -111,11 +120,12 @@ fn read(taint: &Taint, m: &Machine<'_>, op: Op, ops: &[Operand], o: &Operand) ->
     }
 }
 
-/// Sets the taint of a written operand (x0 stays public).
-fn write(taint: &mut Taint, m: &Machine<'_>, op: Op, ops: &[Operand], o: &Operand, t: bool) {
+/// Sets the taint of written operand `index` (x0 stays public).
+fn write(taint: &mut Taint, m: &Machine<'_>, op: Op, ops: &[Operand], index: usize, t: bool) {
+    let o = &ops[index];
     match o {
         Operand::X(n) => taint.gpr[*n as usize] = t && *n != 0,
-        Operand::V(n) => group(m, *n, op).for_each(|r| taint.vec[r] = t),
+        Operand::V(n) => group(m, *n, op, index).for_each(|r| taint.vec[r] = t),
         Operand::Mem(_) | Operand::Base(_) => {
             if let Ok(addr) = address(m, o) {
                 for (at, len) in spans(op, m, ops, addr) {

@@ -493,6 +493,43 @@ fn vstrided(m: &mut Machine<'_>, o: &[Operand], eb: usize, store: bool) -> Resul
     Ok(())
 }
 
+/// Strided segment load (`store` false) or store: the `nf` fields of `eb` bytes of segment `i`, at
+/// `base + i * stride`, are element `i` of the register groups from `v`, `v + EMUL`, ...
+fn vsegment(m: &mut Machine<'_>, o: &[Operand], eb: usize, nf: usize, store: bool) -> Result<(), Fault> {
+    let (v, addr, stride) = (vr(&o[0]), address(m, &o[1])?, xr(m, &o[2]));
+    let emul = (m.state.lmul as usize * eb * 8 / m.state.sew as usize).max(1);
+    for i in 0..m.state.vl as usize {
+        let seg = addr.wrapping_add((i as u64).wrapping_mul(stride));
+        for f in 0..nf {
+            let (at, reg) = (seg.wrapping_add((f * eb) as u64), v + (f * emul) as u8);
+            if store {
+                let e = m.state.elem(reg, i, eb);
+                m.mem.write(at, &e.to_le_bytes()[..eb])?;
+            } else {
+                let mut b = [0; 8];
+                m.mem.read(at, &mut b[..eb])?;
+                m.state.set_elem(reg, i, eb, u64::from_le_bytes(b));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `d[i] = f(a[i], b)` with `d`'s elements twice SEW wide (a widening instruction), `b` as in [`velems`].
+fn vwiden(m: &mut Machine<'_>, o: &[Operand], f: impl Fn(u64, u64, u32) -> u64) -> Result<(), Fault> {
+    let (eb, mask, sew) = (sew_bytes(m), sew_mask(m), m.state.sew);
+    let (d, a, wide) = (vr(&o[0]), vr(&o[1]), u64::MAX >> (64 - 2 * sew));
+    for i in 0..m.state.vl as usize {
+        let b = match &o[2] {
+            Operand::V(b) => m.state.elem(*b, i, eb),
+            other => xr(m, other) & mask,
+        };
+        let r = f(m.state.elem(a, i, eb), b, 2 * sew) & wide;
+        m.state.set_elem(d, i, 2 * eb, r);
+    }
+    Ok(())
+}
+
 /// Per element group of `egs` elements (`vl / egs` groups): `d`'s elements = `f(d, a, b, SEW)` with the group's
 /// elements of `d` (operand 0), `a` (operand 1) and `b` (operand 2 where it is a vector register, else empty).
 fn vegs(
@@ -713,6 +750,8 @@ static SEMS: &[Sem] = sems! {
     vlse64_v [W, R, R] |m, o| vstrided(m, o, 8, false);
     vsse32_v [R, W, R] |m, o| vstrided(m, o, 4, true);
     vsse64_v [R, W, R] |m, o| vstrided(m, o, 8, true);
+    vlsseg8e32_v [W, R, R] |m, o| vsegment(m, o, 4, 8, false);
+    vssseg8e32_v [R, W, R] |m, o| vsegment(m, o, 4, 8, true);
     vxor_vv [W, R, R] |m, o| velems(m, o, |a, b, _| a ^ b);
     vmv_v_v [W, R] |m, o| vperm(m, o, |_, i| Some(i as u64));
     vmv_v_x [W, R] |m, o| vsplat(m, o, |s, _| s);
@@ -746,6 +785,14 @@ static SEMS: &[Sem] = sems! {
     vsll_vi [W, R, N] |m, o| velems(m, o, |a, b, sew| a << (b & (sew as u64 - 1)));
     vsll_vv [W, R, R] |m, o| velems(m, o, |a, b, sew| a << (b & (sew as u64 - 1)));
     vsll_vx [W, R, R] |m, o| velems(m, o, |a, b, sew| a << (b & (sew as u64 - 1)));
+    vzext_vf2 [W, R] |m, o| {
+        let (eb, d, s) = (sew_bytes(m), vr(&o[0]), vr(&o[1]));
+        for i in 0..m.state.vl as usize {
+            let e = m.state.elem(s, i, eb / 2);
+            m.state.set_elem(d, i, eb, e);
+        }
+        Ok(())
+    };
     vmv_s_x [RW, R] |m, o| {
         let (eb, mask, d, s) = (sew_bytes(m), sew_mask(m), vr(&o[0]), xr(m, &o[1]));
         if m.state.vl > 0 {
@@ -795,6 +842,9 @@ static SEMS: &[Sem] = sems! {
     };
     vctz_v [W, R] |m, o| { let sew = m.state.sew; vperm_map(m, o, |a| if a == 0 { sew as u64 } else { a.trailing_zeros() as u64 }) };
     vcpop_v [W, R] |m, o| vperm_map(m, o, |a| a.count_ones() as u64);
+    vwsll_vv [W, R, R] |m, o| vwiden(m, o, |a, b, wide| a << (b & (wide as u64 - 1)));
+    vwsll_vx [W, R, R] |m, o| vwiden(m, o, |a, b, wide| a << (b & (wide as u64 - 1)));
+    vwsll_vi [W, R, N] |m, o| vwiden(m, o, |a, b, wide| a << (b & (wide as u64 - 1)));
     vghsh_vv [RW, R, R] |m, o| {
         let x = vr(&o[2]);
         vgroups(m, o, |y, s, h, g| gmul(y ^ s.group(x, g), s.group(h, g)))
