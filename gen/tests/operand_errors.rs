@@ -535,12 +535,14 @@ fn fixed_width_registers_fit_their_fields() {
     }
     let vtypes: Vec<i64> =
         [8, 16, 32, 64].iter().flat_map(|&sew| [1, 2, 4, 8].map(|lmul| riscv64::VType { sew, lmul }.bits())).collect();
+    let policies: Vec<i64> = vtypes.iter().flat_map(|&t| [t, t & !0x40, t & !0x80, t & !0xc0]).collect();
     for info in riscv64::OPS {
         let enc = info.encoding.expect("every riscv64 entry is encoded");
         for (i, k) in info.kinds.iter().enumerate() {
             match *k {
                 "Xr" | "Vr" | "VAddr" => check("riscv64", info.name, &enc, i, info.kinds.len(), &regs),
                 "VTypeI" => check("riscv64", info.name, &enc, i, info.kinds.len(), &vtypes),
+                "VTypeP" => check("riscv64", info.name, &enc, i, info.kinds.len(), &policies),
                 _ => {}
             }
         }

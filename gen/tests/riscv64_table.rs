@@ -8,7 +8,7 @@
 //! assembler.
 
 use asmgen::ir::Inst;
-use asmgen::isa::riscv64::{mem, Op, Operand, Riscv64, VType, OPS, X};
+use asmgen::isa::riscv64::{mem, Op, Operand, Riscv64, VType, VTypePol, OPS, X};
 use asmgen::isa::InstructionSet;
 use asmgen::syntax::format_inst;
 use asmgen::syntax::Spelling;
@@ -52,6 +52,13 @@ fn sample(kind: &str, j: usize, k: usize) -> Operand {
         "VTypeI" => {
             Operand::VType([VType { sew: 32, lmul: 1 }, VType { sew: 64, lmul: 8 }, VType { sew: 8, lmul: 2 }][k])
         }
+        "VTypeP" => Operand::VTypePol(
+            [
+                VTypePol { vtype: VType { sew: 64, lmul: 1 }, tail_undisturbed: true, mask_undisturbed: true },
+                VTypePol { vtype: VType { sew: 16, lmul: 4 }, tail_undisturbed: true, mask_undisturbed: false },
+                VTypePol { vtype: VType { sew: 32, lmul: 8 }, tail_undisturbed: false, mask_undisturbed: true },
+            ][k],
+        ),
         other => panic!("no sample for operand kind {other}"),
     }
 }

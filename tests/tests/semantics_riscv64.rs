@@ -8,7 +8,7 @@
 //! be caught.
 #![cfg(all(target_arch = "riscv64", target_os = "linux"))]
 
-use asmgen::isa::riscv64::{mem, Op, Operand, Riscv64, RvFeature, VType, OPS, X};
+use asmgen::isa::riscv64::{mem, Op, Operand, Riscv64, RvFeature, VType, VTypePol, OPS, X};
 use asmgen::sem::riscv64::{sem, Machine, State};
 use asmgen::{Abi, Builder};
 use asmgen_tests::semantics::{self, Diff, Exec, Isa, Scratch};
@@ -171,6 +171,11 @@ fn operands(rng: &mut Rng, op: Op, t: VType) -> Vec<Operand> {
             "M" => Operand::Mem(mem(X(BASE), rng.below(129) as i32 - 64)),
             "VAddr" => Operand::Base(BASE),
             "VTypeI" => Operand::VType(vtype(rng, op)),
+            "VTypeP" => Operand::VTypePol(VTypePol {
+                vtype: vtype(rng, op),
+                tail_undisturbed: rng.below(2) == 1,
+                mask_undisturbed: rng.below(2) == 1,
+            }),
             k => panic!("no generator for kind {k}"),
         })
         .collect()

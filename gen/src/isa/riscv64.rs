@@ -209,6 +209,25 @@ impl VType {
     }
 }
 
+/// A vector type with its tail and mask policies stated (`e32, m1, tu, mu`), for the `vsetvli_p`/`vsetivli_p`
+/// forms: an undisturbed tail or undisturbed masked-off elements, where [`VType`] leaves both agnostic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VTypePol {
+    /// Element width and register-group multiplier.
+    pub vtype: VType,
+    /// `tu` (elements past vl keep their value) rather than `ta`.
+    pub tail_undisturbed: bool,
+    /// `mu` (masked-off elements keep their value) rather than `ma`.
+    pub mask_undisturbed: bool,
+}
+
+impl VTypePol {
+    /// The `vtypei` immediate: [`VType::bits`] with vta (bit 6) clear for `tu`, vma (bit 7) clear for `mu`.
+    pub fn bits(self) -> i64 {
+        self.vtype.bits() & !(i64::from(self.tail_undisturbed) << 6) & !(i64::from(self.mask_undisturbed) << 7)
+    }
+}
+
 /// An operand as stored in the IR.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Operand {
@@ -224,6 +243,8 @@ pub enum Operand {
     Base(u8),
     /// `e32, m1, ta, ma`.
     VType(VType),
+    /// `e32, m1, tu, mu` (any of the four policies).
+    VTypePol(VTypePol),
     /// Branch target or address.
     Label(Label),
 }
@@ -269,6 +290,9 @@ kinds! {
     VAddr { X => |x| Operand::Base(x.0) }
     /// A vector type (`vsetivli`).
     VTypeI { VType => |t| Operand::VType(t) }
+    /// A vector type with its policies (`vsetivli_p`, `vsetvli_p`): [`Operand::VTypePol`], its value the `vtypei`
+    /// bits ([`VTypePol::bits`]).
+    VTypeP { VTypePol => |t| Operand::VTypePol(t) }
     /// A branch target or a constant's address.
     Target { &Label => |l| Operand::Label(l.clone()), Label => |l| Operand::Label(l) }
 }
@@ -616,6 +640,12 @@ macro_rules! riscv64_table {
                 /// Sets vl to min(avl, VLMAX) for the vector type, the AVL in a register; `d` receives vl.
                 vsetvli: "vsetvli" (d: Xr, avl: Xr, t: VTypeI) [V]
                     => enc(0x0000_7057, &[fld(0, RD, 5), fld(1, RS1, 5), fld(2, 20, 11)]);
+                /// `vsetivli` with the tail and mask policies stated.
+                vsetivli_p: "vsetivli" (d: Xr, avl: Uimm5, t: VTypeP) [V]
+                    => enc(0xc000_7057, &[fld(0, RD, 5), mapped(1, RS1, 5, uimm5), fld(2, 20, 10)]);
+                /// `vsetvli` with the tail and mask policies stated.
+                vsetvli_p: "vsetvli" (d: Xr, avl: Xr, t: VTypeP) [V]
+                    => enc(0x0000_7057, &[fld(0, RD, 5), fld(1, RS1, 5), fld(2, 20, 11)]);
                 vle32_v: "vle32.v" (d: Vr, a: VAddr)            [V] => enc(0x0200_6007, VM);
                 vse32_v: "vse32.v" (s: Vr, a: VAddr)            [V] => enc(0x0200_6027, VM);
                 vle64_v: "vle64.v" (d: Vr, a: VAddr)            [V] => enc(0x0200_7007, VM);
@@ -661,6 +691,14 @@ macro_rules! riscv64_table {
                 vadd_vv: "vadd.vv" (d: Vr, a: Vr, b: Vr)        [V] => enc(0x0200_0057, VV);
                 vadd_vx: "vadd.vx" (d: Vr, a: Vr, s: Xr)        [V] => enc(0x0200_4057, VX);
                 vadd_vi: "vadd.vi" (d: Vr, a: Vr, i: Simm5)     [V] => enc(0x0200_3057, VI);
+                /// `d = a + b` on the elements whose mask bit in v0 is set; the others keep their value (`mu`).
+                vadd_vv_v0t: "vadd.vv {d}, {a}, {b}, v0.t" (d: Vr, a: Vr, b: Vr) [V] => enc(0x0000_0057, VV);
+                /// `d = a + s` on the elements whose mask bit in v0 is set; the others keep their value (`mu`).
+                vadd_vx_v0t: "vadd.vx {d}, {a}, {s}, v0.t" (d: Vr, a: Vr, s: Xr) [V] => enc(0x0000_4057, VX);
+                /// `d[i]` = the number of set bits below bit `i` of the mask register `s`.
+                viota_m: "viota.m" (d: Vr, s: Vr)               [V] => enc(0x5208_2057, V2);
+                /// `viota.m` on the elements whose mask bit in v0 is set, counting only those (`mu`).
+                viota_m_v0t: "viota.m {d}, {s}, v0.t" (d: Vr, s: Vr) [V] => enc(0x5008_2057, V2);
                 /// `d = a - b` per element.
                 vsub_vv: "vsub.vv" (d: Vr, a: Vr, b: Vr)        [V] => enc(0x0a00_0057, VV);
                 /// `d = a - s` per element.
@@ -713,6 +751,8 @@ macro_rules! riscv64_table {
                 vrev8_v: "vrev8.v" (d: Vr, s: Vr)               [V, Zvkb] => raw(0x4a04_a057, V2);
                 /// Reverse the bits of each byte.
                 vbrev8_v: "vbrev8.v" (d: Vr, s: Vr)             [V, Zvkb] => raw(0x4a04_2057, V2);
+                /// `vrev8.v` on the elements whose mask bit in v0 is set; the others keep their value (`mu`).
+                vrev8_v_v0t: "vrev8.v {d}, {s}, v0.t" (d: Vr, s: Vr) [V, Zvkb] => raw(0x4804_a057, V2);
                 /// Rotate each element right by `n` (0..=63, below SEW).
                 vror_vi: "vror.vi" (d: Vr, s: Vr, n: Shamt)     [V, Zvkb] => raw(0x5200_3057, VROR);
                 /// Rotate each element right by `b[i]` modulo SEW.
@@ -830,7 +870,7 @@ impl InstructionSet for Riscv64 {
             Operand::X(n) | Operand::Base(n) => out.push(Reg::X(*n)),
             Operand::Mem(m) => out.push(Reg::X(m.base.0)),
             Operand::V(n) => out.push(Reg::V(*n)),
-            Operand::Imm(_) | Operand::VType(_) | Operand::Label(_) => {}
+            Operand::Imm(_) | Operand::VType(_) | Operand::VTypePol(_) | Operand::Label(_) => {}
         }
     }
     fn label(o: &Operand) -> Option<&Label> {
@@ -853,6 +893,13 @@ impl InstructionSet for Riscv64 {
             Operand::Mem(m) => format!("{}({})", m.offset, xname(m.base.0)),
             Operand::Base(n) => format!("({})", xname(*n)),
             Operand::VType(t) => vtype_text(*t),
+            Operand::VTypePol(p) => format!(
+                "e{}, m{}, {}, {}",
+                p.vtype.sew,
+                p.vtype.lmul,
+                if p.tail_undisturbed { "tu" } else { "ta" },
+                if p.mask_undisturbed { "mu" } else { "ma" }
+            ),
             Operand::Label(l) => ctx.label(l),
         }
     }
@@ -864,6 +911,7 @@ impl InstructionSet for Riscv64 {
             Operand::Imm(i) => Some(*i),
             Operand::Mem(m) => Some(((m.offset as i64) << 5) | m.base.0 as i64),
             Operand::VType(t) => Some(t.bits()),
+            Operand::VTypePol(p) => Some(p.bits()),
             Operand::Label(_) => None,
         }
     }
@@ -874,7 +922,9 @@ impl InstructionSet for Riscv64 {
     fn check_operands(op: Op, operands: &[Operand]) -> Result<(), String> {
         let in_class = |o: &Operand| match *o {
             Operand::X(n) | Operand::Base(n) | Operand::Mem(Mem { base: X(n), .. }) | Operand::V(n) => n <= 31,
-            Operand::VType(t) => matches!(t.sew, 8 | 16 | 32 | 64) && matches!(t.lmul, 1 | 2 | 4 | 8),
+            Operand::VType(t) | Operand::VTypePol(VTypePol { vtype: t, .. }) => {
+                matches!(t.sew, 8 | 16 | 32 | 64) && matches!(t.lmul, 1 | 2 | 4 | 8)
+            }
             _ => true,
         };
         if !operands.iter().all(in_class) {
@@ -906,10 +956,10 @@ fn class_error(operands: &[Operand]) -> String {
                 return format!("x{n} is not a general-purpose register: x0..=x31")
             }
             Operand::V(n) if n > 31 => return format!("v{n} is not a vector register: v0..=v31"),
-            Operand::VType(t) if !matches!(t.sew, 8 | 16 | 32 | 64) => {
+            Operand::VType(t) | Operand::VTypePol(VTypePol { vtype: t, .. }) if !matches!(t.sew, 8 | 16 | 32 | 64) => {
                 return format!("SEW {} out of 8, 16, 32, 64", t.sew)
             }
-            Operand::VType(t) if !matches!(t.lmul, 1 | 2 | 4 | 8) => {
+            Operand::VType(t) | Operand::VTypePol(VTypePol { vtype: t, .. }) if !matches!(t.lmul, 1 | 2 | 4 | 8) => {
                 return format!("LMUL {} out of 1, 2, 4, 8", t.lmul)
             }
             _ => {}

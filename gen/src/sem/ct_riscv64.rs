@@ -59,7 +59,7 @@ impl Tainting for Riscv64 {
         if branch && t {
             found.push("branch on a secret");
         }
-        if op == Op::vsetvli && t {
+        if matches!(op, Op::vsetvli | Op::vsetvli_p) && t {
             found.push("vector length set from a secret");
         }
         if s.variable_time && t {

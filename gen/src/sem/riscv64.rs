@@ -98,6 +98,10 @@ pub fn reads_v0(op: Op) -> bool {
             | Op::vor_vv_v0t
             | Op::vclmul_vx_v0t
             | Op::vslideup_vi_v0t
+            | Op::vadd_vv_v0t
+            | Op::vadd_vx_v0t
+            | Op::viota_m_v0t
+            | Op::vrev8_v_v0t
             | Op::vmerge_vvm
             | Op::vmerge_vxm
             | Op::vmerge_vim
@@ -442,7 +446,27 @@ fn velems(m: &mut Machine<'_>, o: &[Operand], f: impl Fn(u64, u64, u32) -> u64) 
 
 /// Bit `i` of v0, the mask of masked instructions.
 fn mask_bit(s: &State, i: usize) -> bool {
-    (s.v[i / 8] >> (i % 8)) & 1 == 1
+    reg_bit(s, 0, i)
+}
+
+/// Bit `i` of vector register `v` (a mask register).
+fn reg_bit(s: &State, v: u8, i: usize) -> bool {
+    (s.v[v as usize * s.vlenb + i / 8] >> (i % 8)) & 1 == 1
+}
+
+/// `viota.m`: `d[i]` = the set bits of mask register `s` below `i`, over the active elements (all, or those
+/// whose v0 bit is set when `masked`); the others keep their value.
+fn viota(m: &mut Machine<'_>, o: &[Operand], masked: bool) -> Result<(), Fault> {
+    let (eb, mask, d, s) = (sew_bytes(m), sew_mask(m), vr(&o[0]), vr(&o[1]));
+    let mut count = 0u64;
+    for i in 0..m.state.vl as usize {
+        if masked && !mask_bit(&m.state, i) {
+            continue;
+        }
+        m.state.set_elem(d, i, eb, count & mask);
+        count += u64::from(reg_bit(&m.state, s, i));
+    }
+    Ok(())
 }
 
 /// Masked `velems`: elements whose mask bit in v0 is clear keep their value.
@@ -607,7 +631,10 @@ fn vgroups(m: &mut Machine<'_>, o: &[Operand], f: impl Fn(u128, &State, u8, usiz
 /// `vsetvli`/`vsetivli`: the new vtype, then vl from the AVL (operand 1: an immediate, or a register where x0
 /// asks for VLMAX, or keeps vl when the destination is x0 too).
 fn vset(m: &mut Machine<'_>, o: &[Operand]) -> Result<(), Fault> {
-    let Operand::VType(t) = &o[2] else { unreachable!() };
+    let t = match &o[2] {
+        Operand::VType(t) | Operand::VTypePol(crate::isa::riscv64::VTypePol { vtype: t, .. }) => t,
+        other => unreachable!("not a vector type: {other:?}"),
+    };
     (m.state.sew, m.state.lmul) = (t.sew, t.lmul);
     let vlmax = m.state.vlmax();
     m.state.vl = match (&o[0], &o[1]) {
@@ -740,6 +767,8 @@ static SEMS: &[Sem] = sems! {
     sm4ks [W, R, R, N] |m, o| sm4_scalar(m, o, true);
     vsetivli [W, N, N] |m, o| vset(m, o);
     vsetvli [W, R, N] |m, o| vset(m, o);
+    vsetivli_p [W, N, N] |m, o| vset(m, o);
+    vsetvli_p [W, R, N] |m, o| vset(m, o);
     vle32_v [W, R] |m, o| vmem(m, o, 4, false);
     vse32_v [R, W] |m, o| vmem(m, o, 4, true);
     vle64_v [W, R] |m, o| vmem(m, o, 8, false);
@@ -775,6 +804,10 @@ static SEMS: &[Sem] = sems! {
     vadd_vv [W, R, R] |m, o| velems(m, o, |a, b, _| a.wrapping_add(b));
     vadd_vx [W, R, R] |m, o| velems(m, o, |a, b, _| a.wrapping_add(b));
     vadd_vi [W, R, N] |m, o| velems(m, o, |a, b, _| a.wrapping_add(b));
+    vadd_vv_v0t [RW, R, R] |m, o| vmasked(m, o, |a, b, _| a.wrapping_add(b));
+    vadd_vx_v0t [RW, R, R] |m, o| vmasked(m, o, |a, b, _| a.wrapping_add(b));
+    viota_m [W, R] |m, o| viota(m, o, false);
+    viota_m_v0t [RW, R] |m, o| viota(m, o, true);
     vsub_vv [W, R, R] |m, o| velems(m, o, |a, b, _| a.wrapping_sub(b));
     vsub_vx [W, R, R] |m, o| velems(m, o, |a, b, _| a.wrapping_sub(b));
     vrsub_vx [W, R, R] |m, o| velems(m, o, |a, b, _| b.wrapping_sub(a));
@@ -825,6 +858,17 @@ static SEMS: &[Sem] = sems! {
         vperm_map(m, o, |a| a.swap_bytes() >> (64 - sew))
     };
     vbrev8_v [W, R] |m, o| vperm_map(m, o, brev8);
+    vrev8_v_v0t [RW, R] |m, o| {
+        let (eb, sew, d, a) = (sew_bytes(m), m.state.sew, vr(&o[0]), vr(&o[1]));
+        for i in 0..m.state.vl as usize {
+            if !mask_bit(&m.state, i) {
+                continue;
+            }
+            let r = m.state.elem(a, i, eb).swap_bytes() >> (64 - sew);
+            m.state.set_elem(d, i, eb, r);
+        }
+        Ok(())
+    };
     vror_vi [W, R, N] |m, o| velems(m, o, |a, n, sew| {
         let n = n as u32 & (sew - 1);
         if n == 0 { a } else { (a >> n) | (a << (sew - n)) }
