@@ -226,6 +226,13 @@ fn harness(op: Op, ops: &[Operand], t: VType, vector: bool) -> Vec<u8> {
 fn mask_tail(v: &mut [u8], vlenb: usize, op: Op, ops: &[Operand], t: VType, vl: usize) {
     let stores = matches!(op, Op::vse32_v | Op::vse64_v | Op::vse8_v | Op::vsse32_v | Op::vsse64_v | Op::vssseg8e32_v);
     let (Some(Operand::V(d)), false) = (ops.first(), stores) else { return };
+    if matches!(op, Op::vmseq_vi | Op::vmsgtu_vx) {
+        // A mask destination: one register, its bits from vl on tail.
+        for bit in vl..vlenb * 8 {
+            v[*d as usize * vlenb + bit / 8] &= !(1 << (bit % 8));
+        }
+        return;
+    }
     let (mut eew, mut regs) = match op {
         Op::vle32_v | Op::vlse32_v | Op::vlsseg8e32_v => (4, t.lmul as usize),
         Op::vle64_v | Op::vlse64_v => (8, t.lmul as usize),

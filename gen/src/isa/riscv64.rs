@@ -559,6 +559,10 @@ macro_rules! riscv64_table {
                 rol:    "rol"    (d: Xr, a: Xr, b: Xr)          [Zbb] => enc(0x6000_1033, R3);
                 ror:    "ror"    (d: Xr, a: Xr, b: Xr)          [Zbb] => enc(0x6000_5033, R3);
                 rori:   "rori"   (d: Xr, a: Xr, n: Shamt)       [Zbb] => enc(0x6000_5013, SH);
+                /// The larger of `a` and `b`, unsigned.
+                maxu:   "maxu"   (d: Xr, a: Xr, b: Xr)          [Zbb] => enc(0x0a00_7033, R3);
+                /// The smaller of `a` and `b`, unsigned.
+                minu:   "minu"   (d: Xr, a: Xr, b: Xr)          [Zbb] => enc(0x0a00_5033, R3);
                 /// `d = sext32(rotl32(a[31:0], b[4:0]))`.
                 rolw:   "rolw"   (d: Xr, a: Xr, b: Xr)          [Zbb] => enc(0x6000_103b, R3);
                 /// `d = sext32(rotr32(a[31:0], b[4:0]))`.
@@ -660,6 +664,8 @@ macro_rules! riscv64_table {
                 vsse32_v: "vsse32.v" (s: Vr, a: VAddr, stride: Xr) [V] => enc(0x0a00_6027, VLS);
                 /// Strided store: element `i` to `a + i * stride` (the stride in bytes, signed).
                 vsse64_v: "vsse64.v" (s: Vr, a: VAddr, stride: Xr) [V] => enc(0x0a00_7027, VLS);
+                /// Indexed load: element `i` (SEW bits) from `a + idx[i]`, the offsets bytes (EEW 8) of `idx`.
+                vluxei8_v: "vluxei8.v" (d: Vr, a: VAddr, idx: Vr) [V] => enc(0x0600_0007, VLS);
                 /// Strided segment load: the eight 32-bit fields of segment `i`, at `a + i * stride`, to element
                 /// `i` of `d`, `d + 1`, ... `d + 7` (register groups of EMUL registers each).
                 vlsseg8e32_v: "vlsseg8e32.v" (d: Vr, a: VAddr, stride: Xr) [V] => enc(0xea00_6007, VLS);
@@ -718,6 +724,10 @@ macro_rules! riscv64_table {
                 vsll_vv: "vsll.vv" (d: Vr, a: Vr, b: Vr)        [V] => enc(0x9600_0057, VV);
                 /// Shift left by `s` modulo SEW.
                 vsll_vx: "vsll.vx" (d: Vr, a: Vr, s: Xr)        [V] => enc(0x9600_4057, VX);
+                /// Mask bit `i` of `d` = `a[i] == i` (the immediate sign-extended); bits from vl on are tail.
+                vmseq_vi: "vmseq.vi" (d: Vr, a: Vr, i: Simm5)  [V] => enc(0x6200_3057, VI);
+                /// Mask bit `i` of `d` = `a[i] > s`, unsigned; bits from vl on are tail.
+                vmsgtu_vx: "vmsgtu.vx" (d: Vr, a: Vr, s: Xr)   [V] => enc(0x7a00_4057, VX);
                 /// `d[i]` = `s[i]` (SEW/2 bits) zero-extended; `s` a group of LMUL/2 registers.
                 vzext_vf2: "vzext.vf2" (d: Vr, s: Vr)           [V] => enc(0x4a03_2057, V2);
                 /// Element 0 = the scalar `s` (truncated to SEW), when vl > 0; the other elements are tail.

@@ -454,6 +454,18 @@ fn reg_bit(s: &State, v: u8, i: usize) -> bool {
     (s.v[v as usize * s.vlenb + i / 8] >> (i % 8)) & 1 == 1
 }
 
+/// A compare writing a mask: bit `i` of register `d` = `f(a[i], b)` for `i < vl` (`b` as in [`velems`]).
+fn vcompare(m: &mut Machine<'_>, o: &[Operand], f: impl Fn(u64, u64) -> bool) -> Result<(), Fault> {
+    let (eb, mask, d, a) = (sew_bytes(m), sew_mask(m), vr(&o[0]), vr(&o[1]));
+    let b = xr(m, &o[2]) & mask;
+    for i in 0..m.state.vl as usize {
+        let at = d as usize * m.state.vlenb + i / 8;
+        let bit = u8::from(f(m.state.elem(a, i, eb), b)) << (i % 8);
+        m.state.v[at] = (m.state.v[at] & !(1 << (i % 8))) | bit;
+    }
+    Ok(())
+}
+
 /// `viota.m`: `d[i]` = the set bits of mask register `s` below `i`, over the active elements (all, or those
 /// whose v0 bit is set when `masked`); the others keep their value.
 fn viota(m: &mut Machine<'_>, o: &[Operand], masked: bool) -> Result<(), Fault> {
@@ -734,6 +746,8 @@ static SEMS: &[Sem] = sems! {
     rol [W, R, R] |m, o| x3(m, o, |a, b| a.rotate_left((b & 63) as u32));
     ror [W, R, R] |m, o| x3(m, o, |a, b| a.rotate_right((b & 63) as u32));
     rori [W, R, N] |m, o| x3(m, o, |a, b| a.rotate_right((b & 63) as u32));
+    maxu [W, R, R] |m, o| x3(m, o, u64::max);
+    minu [W, R, R] |m, o| x3(m, o, u64::min);
     rolw [W, R, R] |m, o| x3(m, o, |a, b| sext32(u64::from((a as u32).rotate_left((b & 31) as u32))));
     rorw [W, R, R] |m, o| x3(m, o, |a, b| sext32(u64::from((a as u32).rotate_right((b & 31) as u32))));
     roriw [W, R, N] |m, o| x3(m, o, |a, b| sext32(u64::from((a as u32).rotate_right((b & 31) as u32))));
@@ -779,6 +793,15 @@ static SEMS: &[Sem] = sems! {
     vlse64_v [W, R, R] |m, o| vstrided(m, o, 8, false);
     vsse32_v [R, W, R] |m, o| vstrided(m, o, 4, true);
     vsse64_v [R, W, R] |m, o| vstrided(m, o, 8, true);
+    vluxei8_v [W, R, R] |m, o| {
+        let (eb, d, base, idx) = (sew_bytes(m), vr(&o[0]), address(m, &o[1])?, vr(&o[2]));
+        for i in 0..m.state.vl as usize {
+            let mut b = [0; 8];
+            m.mem.read(base.wrapping_add(m.state.elem(idx, i, 1)), &mut b[..eb])?;
+            m.state.set_elem(d, i, eb, u64::from_le_bytes(b));
+        }
+        Ok(())
+    };
     vlsseg8e32_v [W, R, R] |m, o| vsegment(m, o, 4, 8, false);
     vssseg8e32_v [R, W, R] |m, o| vsegment(m, o, 4, 8, true);
     vxor_vv [W, R, R] |m, o| velems(m, o, |a, b, _| a ^ b);
@@ -818,6 +841,8 @@ static SEMS: &[Sem] = sems! {
     vsll_vi [W, R, N] |m, o| velems(m, o, |a, b, sew| a << (b & (sew as u64 - 1)));
     vsll_vv [W, R, R] |m, o| velems(m, o, |a, b, sew| a << (b & (sew as u64 - 1)));
     vsll_vx [W, R, R] |m, o| velems(m, o, |a, b, sew| a << (b & (sew as u64 - 1)));
+    vmseq_vi [W, R, N] |m, o| vcompare(m, o, |a, b| a == b);
+    vmsgtu_vx [W, R, R] |m, o| vcompare(m, o, |a, b| a > b);
     vzext_vf2 [W, R] |m, o| {
         let (eb, d, s) = (sew_bytes(m), vr(&o[0]), vr(&o[1]));
         for i in 0..m.state.vl as usize {
