@@ -137,3 +137,21 @@ fn a_secret_mask_taints_what_a_masked_instruction_writes() {
     assert!(found.iter().any(|f| f.what.starts_with("branch") && f.inst.starts_with("beqz")), "{found:?}");
     assert_eq!(ct::run(&hand_built_v(body(false)), LEAKY, 0, false, 128), vec![]);
 }
+
+#[test]
+fn an_indexed_load_with_secret_indices_is_flagged() {
+    let lookup = |secret: bool| {
+        hand_built_v(move |b| {
+            if secret {
+                b.vle32_v(V(1), A1);
+            } else {
+                b.vid_v(V(1));
+            }
+            b.vand_vi(V(1), V(1), 15);
+            b.vluxei8_v(V(2), A0, V(1));
+        })
+    };
+    let found = ct::run(&lookup(true), LEAKY, 0, false, 128);
+    assert!(found.iter().any(|f| f.what.starts_with("memory address") && f.inst.starts_with("vluxei8")), "{found:?}");
+    assert_eq!(ct::run(&lookup(false), LEAKY, 0, false, 128), vec![]);
+}
