@@ -155,3 +155,13 @@ fn an_indexed_load_with_secret_indices_is_flagged() {
     assert!(found.iter().any(|f| f.what.starts_with("memory address") && f.inst.starts_with("vluxei8")), "{found:?}");
     assert_eq!(ct::run(&lookup(false), LEAKY, 0, false, 128), vec![]);
 }
+
+#[test]
+fn a_vector_shift_by_a_secret_amount_is_flagged() {
+    let f = hand_built_v(|b| {
+        b.vid_v(V(1));
+        b.vsll_vx(V(2), V(1), T0);
+    });
+    let found = ct::run(&f, LEAKY, 0, false, 128);
+    assert!(found.iter().any(|f| f.what.starts_with("shift") && f.inst.starts_with("vsll")), "{found:?}");
+}

@@ -2,12 +2,13 @@
 //! [`Sem`](super::riscv64::Sem) table (a written operand is secret when a read one is; `xor d, a, a` and
 //! `vxor.vv d, a, a` clear it; a vector register group taints each of its registers; masked instructions and
 //! `vmerge` read v0 too). Flagged: a branch on a secret register, a memory access whose address register (or
-//! stride) is secret, a vector length set from a secret, and an instruction marked variable-time with a secret
-//! operand. None of the table's entries is: its scalar crypto entries are those Zkt requires to run in
+//! stride, or indices) is secret, a vector length set from a secret, an instruction marked variable-time with a
+//! secret operand, and a secret in the operand Zvkt exempts as control (a vector shift amount, a gather index, a
+//! slide amount). No entry is marked variable-time: its scalar crypto entries are those Zkt requires to run in
 //! data-independent time, its vector ones those Zvkt requires.
 
 use super::ct::{Taint, Tainting};
-use super::riscv64::{address, reads_v0, sem, Machine};
+use super::riscv64::{address, control_operand, reads_v0, sem, Machine};
 use super::Role;
 use crate::ir::Inst;
 use crate::isa::riscv64::{Op, Operand, Riscv64};
@@ -71,6 +72,9 @@ impl Tainting for Riscv64 {
         }
         if s.variable_time && t {
             found.push("variable-time instruction on a secret");
+        }
+        if control_operand(op).is_some_and(|i| read(taint, m, op, ops, i)) {
+            found.push("shift, gather or slide controlled by a secret");
         }
         for (i, r) in s.roles.iter().enumerate() {
             if matches!(r, Role::W | Role::RW) {

@@ -108,6 +108,22 @@ pub fn reads_v0(op: Op) -> bool {
     )
 }
 
+/// The operand Zvkt exempts from data-independent latency because it controls the operation (a shift amount, a
+/// gather index, a slide amount: Zvkt's lists), where an entry has one: a secret there may show in the timing.
+pub fn control_operand(op: Op) -> Option<usize> {
+    match op {
+        Op::vsll_vv
+        | Op::vsll_vx
+        | Op::vsrl_vv
+        | Op::vsrl_vx
+        | Op::vrgather_vv
+        | Op::vrgather_vx
+        | Op::vslidedown_vx
+        | Op::vslideup_vx => Some(2),
+        _ => None,
+    }
+}
+
 /// The semantics of an entry.
 pub fn sem(op: Op) -> &'static Sem {
     &SEMS[op as usize]
