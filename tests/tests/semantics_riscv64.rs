@@ -126,7 +126,8 @@ fn vtype(rng: &mut Rng, op: Op) -> VType {
         Op::vle8_v | Op::vse8_v => 8,
         Op::vlsseg8e32_v | Op::vssseg8e32_v => 32,
         _ if widening(op) => 8 << rng.below(3),
-        Op::vzext_vf2 => 16 << rng.below(3),
+        Op::vzext_vf2 | Op::vsext_vf2 => 16 << rng.below(3),
+        Op::vzext_vf4 => 32 << rng.below(2),
         Op::vclmul_vv | Op::vclmulh_vv | Op::vclmul_vx | Op::vclmulh_vx | Op::vclmul_vx_v0t => 64,
         _ if fs.contains(&RvFeature::Zvknha) => 32 << rng.below(2),
         _ if egs(op) > 1 => 32,
@@ -224,7 +225,10 @@ fn harness(op: Op, ops: &[Operand], t: VType, vector: bool) -> Vec<u8> {
 
 /// Zeroes the destination group's tail (elements at and past vl) in `v`.
 fn mask_tail(v: &mut [u8], vlenb: usize, op: Op, ops: &[Operand], t: VType, vl: usize) {
-    let stores = matches!(op, Op::vse32_v | Op::vse64_v | Op::vse8_v | Op::vsse32_v | Op::vsse64_v | Op::vssseg8e32_v);
+    let stores = matches!(
+        op,
+        Op::vse32_v | Op::vse64_v | Op::vse8_v | Op::vsse32_v | Op::vsse64_v | Op::vssseg8e32_v | Op::vsuxei8_v
+    );
     let (Some(Operand::V(d)), false) = (ops.first(), stores) else { return };
     if matches!(op, Op::vmseq_vi | Op::vmsgtu_vx) {
         // A mask destination: one register, its bits from vl on tail.
@@ -306,6 +310,12 @@ impl<M: Fn(Op, &mut Machine<'_>, &[Operand])> Isa for Rv<M> {
         let vlmax = t.lmul as usize * vlenb * 8 / t.sew as usize;
         let egs = egs(op);
         raw.vl = (rng.below(vlmax + 1) / egs * egs) as u64;
+        if let (Op::vsuxei8_v, Some(Operand::V(idx))) = (op, ops.get(2)) {
+            // An unordered indexed store: offsets that do not overlap (descending), so the order does not show.
+            for i in 0..raw.vl as usize {
+                raw.v[*idx as usize * vlenb + i] = ((raw.vl as usize - 1 - i) * t.sew as usize / 8) as u8;
+            }
+        }
         let mut s = State::new(vlenb * 8);
         s.x = raw.x;
         s.v.copy_from_slice(&raw.v[..32 * vlenb]);

@@ -666,6 +666,9 @@ macro_rules! riscv64_table {
                 vsse64_v: "vsse64.v" (s: Vr, a: VAddr, stride: Xr) [V] => enc(0x0a00_7027, VLS);
                 /// Indexed load: element `i` (SEW bits) from `a + idx[i]`, the offsets bytes (EEW 8) of `idx`.
                 vluxei8_v: "vluxei8.v" (d: Vr, a: VAddr, idx: Vr) [V] => enc(0x0600_0007, VLS);
+                /// Indexed store: element `i` of `s` (SEW bits) to `a + idx[i]`, the offsets bytes (EEW 8) of `idx`, in
+                /// no particular order.
+                vsuxei8_v: "vsuxei8.v" (s: Vr, a: VAddr, idx: Vr) [V] => enc(0x0600_0027, VLS);
                 /// Strided segment load: the eight 32-bit fields of segment `i`, at `a + i * stride`, to element
                 /// `i` of `d`, `d + 1`, ... `d + 7` (register groups of EMUL registers each).
                 vlsseg8e32_v: "vlsseg8e32.v" (d: Vr, a: VAddr, stride: Xr) [V] => enc(0xea00_6007, VLS);
@@ -730,6 +733,10 @@ macro_rules! riscv64_table {
                 vmsgtu_vx: "vmsgtu.vx" (d: Vr, a: Vr, s: Xr)   [V] => enc(0x7a00_4057, VX);
                 /// `d[i]` = `s[i]` (SEW/2 bits) zero-extended; `s` a group of LMUL/2 registers.
                 vzext_vf2: "vzext.vf2" (d: Vr, s: Vr)           [V] => enc(0x4a03_2057, V2);
+                /// `d[i]` = `s[i]` (SEW/4 bits) zero-extended; `s` a group of LMUL/4 registers.
+                vzext_vf4: "vzext.vf4" (d: Vr, s: Vr)           [V] => enc(0x4a02_2057, V2);
+                /// `d[i]` = `s[i]` (SEW/2 bits) sign-extended; `s` a group of LMUL/2 registers.
+                vsext_vf2: "vsext.vf2" (d: Vr, s: Vr)           [V] => enc(0x4a03_a057, V2);
                 /// Element 0 = the scalar `s` (truncated to SEW), when vl > 0; the other elements are tail.
                 vmv_s_x: "vmv.s.x" (d: Vr, s: Xr)               [V] => enc(0x4200_6057, V1);
                 /// `d[i] = v0.mask[i] ? b[i] : a[i]`.

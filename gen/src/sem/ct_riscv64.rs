@@ -37,8 +37,9 @@ fn group(m: &Machine<'_>, v: u8, op: Op, index: usize) -> std::ops::Range<usize>
         Op::vle32_v | Op::vse32_v | Op::vlse32_v | Op::vsse32_v | Op::vlsseg8e32_v | Op::vssseg8e32_v => 32,
         Op::vle64_v | Op::vse64_v | Op::vlse64_v | Op::vsse64_v => 64,
         Op::vwsll_vv | Op::vwsll_vx | Op::vwsll_vi if index == 0 => 2 * sew,
-        Op::vzext_vf2 if index == 1 => sew / 2,
-        Op::vluxei8_v if index == 2 => 8,
+        Op::vzext_vf2 | Op::vsext_vf2 if index == 1 => sew / 2,
+        Op::vzext_vf4 if index == 1 => sew / 4,
+        Op::vluxei8_v | Op::vsuxei8_v if index == 2 => 8,
         // A mask register.
         Op::vmseq_vi | Op::vmsgtu_vx if index == 0 => 1,
         _ => sew,
@@ -53,7 +54,7 @@ impl Tainting for Riscv64 {
         let (s, ops, op) = (sem(inst.op), &inst.operands, inst.op);
         let mut found = Vec::new();
         let stride_secret = stride(op, m, ops).is_some() && matches!(ops[2], Operand::X(n) if taint.gpr[n as usize]);
-        let index_secret = op == Op::vluxei8_v && read(taint, m, op, ops, 2);
+        let index_secret = matches!(op, Op::vluxei8_v | Op::vsuxei8_v) && read(taint, m, op, ops, 2);
         if stride_secret
             || index_secret
             || ops.iter().zip(s.roles).any(|(o, r)| *r != Role::None && addr_secret(taint, o))
@@ -114,7 +115,7 @@ fn stride(op: Op, m: &Machine<'_>, ops: &[Operand]) -> Option<(u64, u64)> {
 fn spans(op: Op, m: &Machine<'_>, ops: &[Operand], addr: u64) -> Vec<(u64, u64)> {
     match (stride(op, m, ops), &ops[2..]) {
         (Some((eb, s)), _) => (0..m.state.vl).map(|i| (addr.wrapping_add(i.wrapping_mul(s)), eb)).collect(),
-        (None, [Operand::V(idx)]) if op == Op::vluxei8_v => {
+        (None, [Operand::V(idx)]) if matches!(op, Op::vluxei8_v | Op::vsuxei8_v) => {
             let eb = u64::from(m.state.sew / 8);
             (0..m.state.vl as usize).map(|i| (addr.wrapping_add(m.state.elem(*idx, i, 1)), eb)).collect()
         }

@@ -482,6 +482,18 @@ fn vcompare(m: &mut Machine<'_>, o: &[Operand], f: impl Fn(u64, u64) -> bool) ->
     Ok(())
 }
 
+/// `vzext.vf<f>`/`vsext.vf<f>`: `d[i]` = `s[i]` of SEW/`f` bits, zero- or sign-extended to SEW.
+fn vextend(m: &mut Machine<'_>, o: &[Operand], f: usize, signed: bool) -> Result<(), Fault> {
+    let (eb, mask, d, s) = (sew_bytes(m), sew_mask(m), vr(&o[0]), vr(&o[1]));
+    let shift = 64 - 8 * (eb / f) as u32;
+    for i in 0..m.state.vl as usize {
+        let e = m.state.elem(s, i, eb / f);
+        let e = if signed { ((e << shift) as i64 >> shift) as u64 & mask } else { e };
+        m.state.set_elem(d, i, eb, e);
+    }
+    Ok(())
+}
+
 /// `viota.m`: `d[i]` = the set bits of mask register `s` below `i`, over the active elements (all, or those
 /// whose v0 bit is set when `masked`); the others keep their value.
 fn viota(m: &mut Machine<'_>, o: &[Operand], masked: bool) -> Result<(), Fault> {
@@ -818,6 +830,14 @@ static SEMS: &[Sem] = sems! {
         }
         Ok(())
     };
+    vsuxei8_v [R, W, R] |m, o| {
+        let (eb, s, base, idx) = (sew_bytes(m), vr(&o[0]), address(m, &o[1])?, vr(&o[2]));
+        for i in 0..m.state.vl as usize {
+            let e = m.state.elem(s, i, eb);
+            m.mem.write(base.wrapping_add(m.state.elem(idx, i, 1)), &e.to_le_bytes()[..eb])?;
+        }
+        Ok(())
+    };
     vlsseg8e32_v [W, R, R] |m, o| vsegment(m, o, 4, 8, false);
     vssseg8e32_v [R, W, R] |m, o| vsegment(m, o, 4, 8, true);
     vxor_vv [W, R, R] |m, o| velems(m, o, |a, b, _| a ^ b);
@@ -859,14 +879,9 @@ static SEMS: &[Sem] = sems! {
     vsll_vx [W, R, R] |m, o| velems(m, o, |a, b, sew| a << (b & (sew as u64 - 1)));
     vmseq_vi [W, R, N] |m, o| vcompare(m, o, |a, b| a == b);
     vmsgtu_vx [W, R, R] |m, o| vcompare(m, o, |a, b| a > b);
-    vzext_vf2 [W, R] |m, o| {
-        let (eb, d, s) = (sew_bytes(m), vr(&o[0]), vr(&o[1]));
-        for i in 0..m.state.vl as usize {
-            let e = m.state.elem(s, i, eb / 2);
-            m.state.set_elem(d, i, eb, e);
-        }
-        Ok(())
-    };
+    vzext_vf2 [W, R] |m, o| vextend(m, o, 2, false);
+    vzext_vf4 [W, R] |m, o| vextend(m, o, 4, false);
+    vsext_vf2 [W, R] |m, o| vextend(m, o, 2, true);
     vmv_s_x [RW, R] |m, o| {
         let (eb, mask, d, s) = (sew_bytes(m), sew_mask(m), vr(&o[0]), xr(m, &o[1]));
         if m.state.vl > 0 {
