@@ -274,12 +274,33 @@ mod rv64 {
     }
 
     #[test]
+    fn aes_round_numbers_are_checked() {
+        super::fails::<Riscv64>(
+            Abi::Lp64d,
+            &[RvFeature::Zkne],
+            |b| {
+                b.aes64ks1i(A0, A1, 11);
+            },
+            "asmgen_foo: aes64ks1i a0, a1, 11: round number 11 out of range 0..=10",
+        );
+        super::builds::<Riscv64>(Abi::Lp64d, &[RvFeature::Zkne], |b| {
+            b.aes64ks1i(A0, A1, 10).aes64ks1i(A0, A1, 0);
+        });
+    }
+
+    #[test]
     fn shift_amounts_are_checked() {
         fails(
             |b| {
                 b.slli(A0, A0, 64);
             },
             "asmgen_foo: slli a0, a0, 64: shift 64 out of range 0..=63 for 64-bit registers",
+        );
+        fails(
+            |b| {
+                b.slliw(A0, A0, 32);
+            },
+            "asmgen_foo: slliw a0, a0, 32: shift 32 out of range 0..=31 for 32-bit words",
         );
         fails(
             |b| {
