@@ -172,11 +172,15 @@ fn operands(rng: &mut Rng, op: Op, t: VType) -> Vec<Operand> {
             "M" => Operand::Mem(mem(X(BASE), rng.below(129) as i32 - 64)),
             "VAddr" => Operand::Base(BASE),
             "VTypeI" => Operand::VType(vtype(rng, op)),
-            "VTypeP" => Operand::VTypePol(VTypePol {
-                vtype: vtype(rng, op),
-                tail_undisturbed: rng.below(2) == 1,
-                mask_undisturbed: rng.below(2) == 1,
-            }),
+            "VTypeP" => {
+                // tu, mu or both (`ta, ma` is the plain entry's).
+                let p = 1 + rng.below(3);
+                Operand::VTypePol(VTypePol {
+                    vtype: vtype(rng, op),
+                    tail_undisturbed: p & 1 == 1,
+                    mask_undisturbed: p & 2 == 2,
+                })
+            }
             k => panic!("no generator for kind {k}"),
         })
         .collect()

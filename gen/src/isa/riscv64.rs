@@ -210,7 +210,8 @@ impl VType {
 }
 
 /// A vector type with its tail and mask policies stated (`e32, m1, tu, mu`), for the `vsetvli_p`/`vsetivli_p`
-/// forms: an undisturbed tail or undisturbed masked-off elements, where [`VType`] leaves both agnostic.
+/// forms: an undisturbed tail or undisturbed masked-off elements, where [`VType`] leaves both agnostic (those forms
+/// refuse `ta, ma`: that is [`VType`]'s).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct VTypePol {
     /// Element width and register-group multiplier.
@@ -361,6 +362,12 @@ fn shamt5(v: i64) -> Result<i64, OutOfRange> {
 /// `aes64ks1i`'s round number, 0..=10 (the encodings 11..=15 are reserved).
 fn rnum(v: i64) -> Result<i64, OutOfRange> {
     Range::new("round number", 0, 10).check(v)
+}
+
+/// The `vtypei` bits of a [`VTypePol`]: any but `ta, ma` (bits 6 and 7 both set, 0xc0 and up), which is the
+/// plain `vsetivli`/`vsetvli`'s, so that every word has one entry.
+fn policy(v: i64) -> Result<i64, OutOfRange> {
+    Range::new("vector type", 0, 0xbf).note("(tu or mu; `ta, ma` is the plain vsetivli/vsetvli)").check(v)
 }
 
 /// A byte select, 0..=3 (`sm4ed`, `sm4ks`).
@@ -644,12 +651,12 @@ macro_rules! riscv64_table {
                 /// Sets vl to min(avl, VLMAX) for the vector type, the AVL in a register; `d` receives vl.
                 vsetvli: "vsetvli" (d: Xr, avl: Xr, t: VTypeI) [V]
                     => enc(0x0000_7057, &[fld(0, RD, 5), fld(1, RS1, 5), fld(2, 20, 11)]);
-                /// `vsetivli` with the tail and mask policies stated.
+                /// `vsetivli` with an undisturbed tail or undisturbed masked-off elements (`ta, ma` is `vsetivli`'s).
                 vsetivli_p: "vsetivli" (d: Xr, avl: Uimm5, t: VTypeP) [V]
-                    => enc(0xc000_7057, &[fld(0, RD, 5), mapped(1, RS1, 5, uimm5), fld(2, 20, 10)]);
-                /// `vsetvli` with the tail and mask policies stated.
+                    => enc(0xc000_7057, &[fld(0, RD, 5), mapped(1, RS1, 5, uimm5), mapped(2, 20, 10, policy)]);
+                /// `vsetvli` with an undisturbed tail or undisturbed masked-off elements (`ta, ma` is `vsetvli`'s).
                 vsetvli_p: "vsetvli" (d: Xr, avl: Xr, t: VTypeP) [V]
-                    => enc(0x0000_7057, &[fld(0, RD, 5), fld(1, RS1, 5), fld(2, 20, 11)]);
+                    => enc(0x0000_7057, &[fld(0, RD, 5), fld(1, RS1, 5), mapped(2, 20, 11, policy)]);
                 vle32_v: "vle32.v" (d: Vr, a: VAddr)            [V] => enc(0x0200_6007, VM);
                 vse32_v: "vse32.v" (s: Vr, a: VAddr)            [V] => enc(0x0200_6027, VM);
                 vle64_v: "vle64.v" (d: Vr, a: VAddr)            [V] => enc(0x0200_7007, VM);
@@ -933,8 +940,9 @@ impl InstructionSet for Riscv64 {
         }
     }
     /// Register numbers (x0..=x31, v0..=v31) and vector types (SEW 8, 16, 32 or 64, LMUL 1, 2, 4 or 8), then
-    /// every immediate and memory operand through the entry's fields ([`super::fixed::Encoding::check`]):
-    /// immediates, shift amounts, byte selects, load and store offsets.
+    /// every immediate, memory operand and policy vector type through the entry's fields
+    /// ([`super::fixed::Encoding::check`]): immediates, shift amounts, byte selects, round numbers, load and store
+    /// offsets, and the policy forms' refusal of `ta, ma`.
     #[inline]
     fn check_operands(op: Op, operands: &[Operand]) -> Result<(), String> {
         let in_class = |o: &Operand| match *o {
@@ -948,10 +956,10 @@ impl InstructionSet for Riscv64 {
             return Err(class_error(operands));
         }
         // Registers in their class fit their 5-bit fields, a checked vector type its 10 or 11 bits
-        // (`gen/tests/operand_errors.rs` holds every entry to that): only immediates and memory offsets go
-        // through the fields.
+        // (`gen/tests/operand_errors.rs` holds every entry to that): only immediates, memory offsets and the
+        // policy forms' vector types (never `ta, ma`) go through the fields.
         super::check_fixed_fields(&OPS[op as usize], operands, |o| match o {
-            Operand::Imm(_) | Operand::Mem(_) => Self::operand_value(o),
+            Operand::Imm(_) | Operand::Mem(_) | Operand::VTypePol(_) => Self::operand_value(o),
             _ => None,
         })
     }
