@@ -314,6 +314,12 @@ impl<M: Fn(Op, &mut Machine<'_>, &[Operand])> Isa for Rv<M> {
         let vlmax = t.lmul as usize * vlenb * 8 / t.sew as usize;
         let egs = egs(op);
         raw.vl = (rng.below(vlmax + 1) / egs * egs) as u64;
+        // Segment and indexed accesses stay in the buffer and their offsets in a byte at any VLEN.
+        if segment(op) {
+            raw.vl = raw.vl.min(12);
+        } else if op == Op::vsuxei8_v {
+            raw.vl = raw.vl.min(256 / (t.sew as u64 / 8));
+        }
         if let (Op::vsuxei8_v, Some(Operand::V(idx))) = (op, ops.get(2)) {
             // An unordered indexed store: offsets that do not overlap (descending), so the order does not show.
             for i in 0..raw.vl as usize {
