@@ -92,6 +92,11 @@ fn segment(op: Op) -> bool {
     matches!(op, Op::vlsseg8e32_v | Op::vssseg8e32_v)
 }
 
+/// The registers a whole-register move copies (its operands then groups of as many).
+fn whole(op: Op) -> Option<u32> {
+    (op == Op::vmv1r_v).then_some(1)
+}
+
 /// Widening entries: the destination a group of 2 LMUL registers of 2 SEW-bit elements.
 fn widening(op: Op) -> bool {
     matches!(op, Op::vwsll_vv | Op::vwsll_vx | Op::vwsll_vi)
@@ -138,6 +143,8 @@ fn vtype(rng: &mut Rng, op: Op) -> VType {
         2 << rng.below(3)
     } else if segment(op) {
         1
+    } else if let Some(nr) = whole(op) {
+        nr
     } else if strided(op) || widening(op) {
         1 << rng.below(2 + widening(op) as usize)
     } else {

@@ -684,6 +684,8 @@ macro_rules! riscv64_table {
                 vssseg8e32_v: "vssseg8e32.v" (s: Vr, a: VAddr, stride: Xr) [V] => enc(0xea00_6027, VLS);
                 vxor_vv: "vxor.vv" (d: Vr, a: Vr, b: Vr)        [V] => enc(0x2e00_0057, VV);
                 vmv_v_v: "vmv.v.v" (d: Vr, s: Vr)               [V] => enc(0x5e00_0057, &[fld(0, RD, 5), fld(1, RS1, 5)]);
+                /// Whole-register move of `d` = `s`, whatever vl and vtype.
+                vmv1r_v: "vmv1r.v" (d: Vr, s: Vr)               [V] => enc(0x9e00_3057, V2);
                 /// Every element = the scalar `s`.
                 vmv_v_x: "vmv.v.x" (d: Vr, s: Xr)               [V] => enc(0x5e00_4057, V1);
                 /// Every element = the immediate.

@@ -45,7 +45,10 @@ fn group(m: &Machine<'_>, v: u8, op: Op, index: usize) -> std::ops::Range<usize>
         _ => sew,
     };
     let fields = if matches!(op, Op::vlsseg8e32_v | Op::vssseg8e32_v) { 8 } else { 1 };
-    let n = fields * (m.state.lmul * eew / sew).max(1) as usize;
+    let n = match op {
+        Op::vmv1r_v => 1,
+        _ => fields * (m.state.lmul * eew / sew).max(1) as usize,
+    };
     v as usize..(v as usize + n).min(32)
 }
 

@@ -494,6 +494,14 @@ fn vextend(m: &mut Machine<'_>, o: &[Operand], f: usize, signed: bool) -> Result
     Ok(())
 }
 
+/// `vmv<nr>r.v` (`vmv1r.v` in the table: the others need registers aligned to `nr`, which no operand kind says
+/// yet): the `nr` registers from operand 1 copied to those from operand 0, whatever vl.
+fn vmv_whole(m: &mut Machine<'_>, o: &[Operand], nr: usize) -> Result<(), Fault> {
+    let (vlenb, d, s) = (m.state.vlenb, vr(&o[0]) as usize, vr(&o[1]) as usize);
+    m.state.v.copy_within(s * vlenb..(s + nr) * vlenb, d * vlenb);
+    Ok(())
+}
+
 /// `viota.m`: `d[i]` = the set bits of mask register `s` below `i`, over the active elements (all, or those
 /// whose v0 bit is set when `masked`); the others keep their value.
 fn viota(m: &mut Machine<'_>, o: &[Operand], masked: bool) -> Result<(), Fault> {
@@ -842,6 +850,7 @@ static SEMS: &[Sem] = sems! {
     vssseg8e32_v [R, W, R] |m, o| vsegment(m, o, 4, 8, true);
     vxor_vv [W, R, R] |m, o| velems(m, o, |a, b, _| a ^ b);
     vmv_v_v [W, R] |m, o| vperm(m, o, |_, i| Some(i as u64));
+    vmv1r_v [W, R] |m, o| vmv_whole(m, o, 1);
     vmv_v_x [W, R] |m, o| vsplat(m, o, |s, _| s);
     vmv_v_i [W, N] |m, o| vsplat(m, o, |s, _| s);
     vmv_x_s [W, R] |m, o| {
