@@ -289,6 +289,25 @@ mod rv64 {
     }
 
     #[test]
+    fn whole_register_moves_take_aligned_registers() {
+        fails(
+            |b| {
+                b.vmv2r_v(V(3), V(4));
+            },
+            "asmgen_foo: vmv2r.v v3, v4: vector register 3 out of range 0..=30 (a multiple of 2) for a group of 2",
+        );
+        fails(
+            |b| {
+                b.vmv8r_v(V(8), V(12));
+            },
+            "asmgen_foo: vmv8r.v v8, v12: vector register 12 out of range 0..=24 (a multiple of 8) for a group of 8",
+        );
+        super::builds::<Riscv64>(Abi::Lp64d, &[RvFeature::V], |b| {
+            b.vmv2r_v(V(30), V(2)).vmv4r_v(V(28), V(4)).vmv8r_v(V(24), V(0)).vmv1r_v(V(31), V(7));
+        });
+    }
+
+    #[test]
     fn a_policy_form_refuses_ta_ma() {
         use riscv64::VTypePol;
         let pol = |tu, mu| VTypePol { vtype: VType { sew: 32, lmul: 1 }, tail_undisturbed: tu, mask_undisturbed: mu };
@@ -584,6 +603,11 @@ fn fixed_width_registers_fit_their_fields() {
                 "Xr" | "Vr" | "VAddr" => check("riscv64", info.name, &enc, i, info.kinds.len(), &regs),
                 "VTypeI" => check("riscv64", info.name, &enc, i, info.kinds.len(), &vtypes),
                 "VTypeP" => check("riscv64", info.name, &enc, i, info.kinds.len(), &policies),
+                "Vr2" | "Vr4" | "Vr8" => {
+                    let n: i64 = k[2..].parse().unwrap();
+                    let aligned: Vec<i64> = (0..32).step_by(n as usize).collect();
+                    check("riscv64", info.name, &enc, i, info.kinds.len(), &aligned)
+                }
                 _ => {}
             }
         }

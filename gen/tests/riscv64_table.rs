@@ -41,6 +41,10 @@ fn sample(kind: &str, j: usize, k: usize) -> Operand {
                 _ => Operand::Base(r),
             }
         }
+        "Vr2" | "Vr4" | "Vr8" => {
+            let n: u8 = kind[2..].parse().unwrap();
+            Operand::V(([8u8, 16, 24][k] + n * j as u8) / n * n % 32)
+        }
         "Simm12" => Operand::Imm([-2048, 2047, -5][k]),
         "Shamt" => Operand::Imm([1, 63, 32][k]),
         "Uimm5" => Operand::Imm([1, 31, 16][k]),

@@ -94,7 +94,13 @@ fn segment(op: Op) -> bool {
 
 /// The registers a whole-register move copies (its operands then groups of as many).
 fn whole(op: Op) -> Option<u32> {
-    (op == Op::vmv1r_v).then_some(1)
+    match op {
+        Op::vmv1r_v => Some(1),
+        Op::vmv2r_v => Some(2),
+        Op::vmv4r_v => Some(4),
+        Op::vmv8r_v => Some(8),
+        _ => None,
+    }
 }
 
 /// Widening entries: the destination a group of 2 LMUL registers of 2 SEW-bit elements.
@@ -167,7 +173,7 @@ fn operands(rng: &mut Rng, op: Op, t: VType) -> Vec<Operand> {
             "Xr" if strided(op) => Operand::X(STRIDE),
             "Xr" => x(rng),
             "Vr" if segment(op) => Operand::V(rng.below(25) as u8),
-            "Vr" => Operand::V(groups.remove(rng.below(groups.len()))),
+            "Vr" | "Vr2" | "Vr4" | "Vr8" => Operand::V(groups.remove(rng.below(groups.len()))),
             "Simm12" => Operand::Imm(rng.below(4096) as i64 - 2048),
             "Shamt" if op == Op::vror_vi => Operand::Imm(rng.below(t.sew as usize) as i64),
             "Shamt" => Operand::Imm(rng.below(64) as i64),

@@ -271,6 +271,12 @@ kinds! {
     Xr { X => |x| Operand::X(x.0) }
     /// A vector register.
     Vr { V => |v| Operand::V(v.0) }
+    /// A vector register whose number is a multiple of 2 (`vmv2r.v`): [`Operand::V`], checked by its field.
+    Vr2 { V => |v| Operand::V(v.0) }
+    /// A vector register whose number is a multiple of 4 (`vmv4r.v`): [`Operand::V`], checked by its field.
+    Vr4 { V => |v| Operand::V(v.0) }
+    /// A vector register whose number is a multiple of 8 (`vmv8r.v`): [`Operand::V`], checked by its field.
+    Vr8 { V => |v| Operand::V(v.0) }
     /// A 12-bit signed immediate (-2048..=2047).
     Simm12 { i32 => |i| imm(i) }
     /// A shift amount 0..=63.
@@ -368,6 +374,17 @@ fn rnum(v: i64) -> Result<i64, OutOfRange> {
 /// plain `vsetivli`/`vsetvli`'s, so that every word has one entry.
 fn policy(v: i64) -> Result<i64, OutOfRange> {
     Range::new("vector type", 0, 0xbf).note("(tu or mu; `ta, ma` is the plain vsetivli/vsetvli)").check(v)
+}
+
+/// A vector register number aligned to 2, 4 or 8 (whole-register moves of that many registers).
+fn vreg2(v: i64) -> Result<i64, OutOfRange> {
+    Range::new("vector register", 0, 30).step(2).note("for a group of 2").check(v)
+}
+fn vreg4(v: i64) -> Result<i64, OutOfRange> {
+    Range::new("vector register", 0, 28).step(4).note("for a group of 4").check(v)
+}
+fn vreg8(v: i64) -> Result<i64, OutOfRange> {
+    Range::new("vector register", 0, 24).step(8).note("for a group of 8").check(v)
 }
 
 /// A byte select, 0..=3 (`sm4ed`, `sm4ks`).
@@ -686,6 +703,15 @@ macro_rules! riscv64_table {
                 vmv_v_v: "vmv.v.v" (d: Vr, s: Vr)               [V] => enc(0x5e00_0057, &[fld(0, RD, 5), fld(1, RS1, 5)]);
                 /// Whole-register move of `d` = `s`, whatever vl and vtype.
                 vmv1r_v: "vmv1r.v" (d: Vr, s: Vr)               [V] => enc(0x9e00_3057, V2);
+                /// Whole-register move of the 2 registers from `s`.
+                vmv2r_v: "vmv2r.v" (d: Vr2, s: Vr2)             [V]
+                    => enc(0x9e00_b057, &[mapped(0, RD, 5, vreg2), mapped(1, RS2, 5, vreg2)]);
+                /// Whole-register move of the 4 registers from `s`.
+                vmv4r_v: "vmv4r.v" (d: Vr4, s: Vr4)             [V]
+                    => enc(0x9e01_b057, &[mapped(0, RD, 5, vreg4), mapped(1, RS2, 5, vreg4)]);
+                /// Whole-register move of the 8 registers from `s`.
+                vmv8r_v: "vmv8r.v" (d: Vr8, s: Vr8)             [V]
+                    => enc(0x9e03_b057, &[mapped(0, RD, 5, vreg8), mapped(1, RS2, 5, vreg8)]);
                 /// Every element = the scalar `s`.
                 vmv_v_x: "vmv.v.x" (d: Vr, s: Xr)               [V] => enc(0x5e00_4057, V1);
                 /// Every element = the immediate.
@@ -959,9 +985,12 @@ impl InstructionSet for Riscv64 {
         }
         // Registers in their class fit their 5-bit fields, a checked vector type its 10 or 11 bits
         // (`gen/tests/operand_errors.rs` holds every entry to that): only immediates, memory offsets and the
-        // policy forms' vector types (never `ta, ma`) go through the fields.
+        // policy forms' vector types (never `ta, ma`) go through the fields, and the aligned registers of the
+        // whole-register moves.
+        let aligned = matches!(op, Op::vmv2r_v | Op::vmv4r_v | Op::vmv8r_v);
         super::check_fixed_fields(&OPS[op as usize], operands, |o| match o {
             Operand::Imm(_) | Operand::Mem(_) | Operand::VTypePol(_) => Self::operand_value(o),
+            Operand::V(_) if aligned => Self::operand_value(o),
             _ => None,
         })
     }

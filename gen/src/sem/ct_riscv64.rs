@@ -47,6 +47,9 @@ fn group(m: &Machine<'_>, v: u8, op: Op, index: usize) -> std::ops::Range<usize>
     let fields = if matches!(op, Op::vlsseg8e32_v | Op::vssseg8e32_v) { 8 } else { 1 };
     let n = match op {
         Op::vmv1r_v => 1,
+        Op::vmv2r_v => 2,
+        Op::vmv4r_v => 4,
+        Op::vmv8r_v => 8,
         _ => fields * (m.state.lmul * eew / sew).max(1) as usize,
     };
     v as usize..(v as usize + n).min(32)

@@ -494,8 +494,7 @@ fn vextend(m: &mut Machine<'_>, o: &[Operand], f: usize, signed: bool) -> Result
     Ok(())
 }
 
-/// `vmv<nr>r.v` (`vmv1r.v` in the table: the others need registers aligned to `nr`, which no operand kind says
-/// yet): the `nr` registers from operand 1 copied to those from operand 0, whatever vl.
+/// `vmv<nr>r.v`: the `nr` registers from operand 1 copied to those from operand 0, whatever vl.
 fn vmv_whole(m: &mut Machine<'_>, o: &[Operand], nr: usize) -> Result<(), Fault> {
     let (vlenb, d, s) = (m.state.vlenb, vr(&o[0]) as usize, vr(&o[1]) as usize);
     m.state.v.copy_within(s * vlenb..(s + nr) * vlenb, d * vlenb);
@@ -851,6 +850,9 @@ static SEMS: &[Sem] = sems! {
     vxor_vv [W, R, R] |m, o| velems(m, o, |a, b, _| a ^ b);
     vmv_v_v [W, R] |m, o| vperm(m, o, |_, i| Some(i as u64));
     vmv1r_v [W, R] |m, o| vmv_whole(m, o, 1);
+    vmv2r_v [W, R] |m, o| vmv_whole(m, o, 2);
+    vmv4r_v [W, R] |m, o| vmv_whole(m, o, 4);
+    vmv8r_v [W, R] |m, o| vmv_whole(m, o, 8);
     vmv_v_x [W, R] |m, o| vsplat(m, o, |s, _| s);
     vmv_v_i [W, N] |m, o| vsplat(m, o, |s, _| s);
     vmv_x_s [W, R] |m, o| {
