@@ -67,7 +67,8 @@ fn cpu_has(f: RvFeature) -> bool {
         RvFeature::Zksh => e & (1 << 15) != 0,
         RvFeature::Zvbb => e & (1 << 17) != 0,
         RvFeature::Zvkned => e & (1 << 21) != 0,
-        RvFeature::Zvknha => e & (1 << 22) != 0,
+        // As the runtime detects it: Zvknhb has Zvknha's forms too.
+        RvFeature::Zvknha => e & (3 << 22) != 0,
         RvFeature::Zvknhb => e & (1 << 23) != 0,
         RvFeature::Zvksh => e & (1 << 25) != 0,
     }
