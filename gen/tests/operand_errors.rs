@@ -274,12 +274,72 @@ mod rv64 {
     }
 
     #[test]
+    fn aes_round_numbers_are_checked() {
+        super::fails::<Riscv64>(
+            Abi::Lp64d,
+            &[RvFeature::Zkne],
+            |b| {
+                b.aes64ks1i(A0, A1, 11);
+            },
+            "asmgen_foo: aes64ks1i a0, a1, 11: round number 11 out of range 0..=10",
+        );
+        super::builds::<Riscv64>(Abi::Lp64d, &[RvFeature::Zkne], |b| {
+            b.aes64ks1i(A0, A1, 10).aes64ks1i(A0, A1, 0);
+        });
+    }
+
+    #[test]
+    fn whole_register_moves_take_aligned_registers() {
+        fails(
+            |b| {
+                b.vmv2r_v(V(3), V(4));
+            },
+            "asmgen_foo: vmv2r.v v3, v4: vector register 3 out of range 0..=30 (a multiple of 2) for a group of 2",
+        );
+        fails(
+            |b| {
+                b.vmv8r_v(V(8), V(12));
+            },
+            "asmgen_foo: vmv8r.v v8, v12: vector register 12 out of range 0..=24 (a multiple of 8) for a group of 8",
+        );
+        super::builds::<Riscv64>(Abi::Lp64d, &[RvFeature::V], |b| {
+            b.vmv2r_v(V(30), V(2)).vmv4r_v(V(28), V(4)).vmv8r_v(V(24), V(0)).vmv1r_v(V(31), V(7));
+        });
+    }
+
+    #[test]
+    fn a_policy_form_refuses_ta_ma() {
+        use riscv64::VTypePol;
+        let pol = |tu, mu| VTypePol { vtype: VType { sew: 32, lmul: 1 }, tail_undisturbed: tu, mask_undisturbed: mu };
+        fails(
+            |b| {
+                b.vsetivli_p(ZERO, 4, pol(false, false));
+            },
+            "asmgen_foo: vsetivli zero, 4, e32, m1, ta, ma: vector type 208 out of range 0..=191 (tu or mu; `ta, ma` \
+             is the plain vsetivli/vsetvli)",
+        );
+        super::builds::<Riscv64>(Abi::Lp64d, &[RvFeature::V], |b| {
+            b.vsetivli_p(ZERO, 4, pol(true, true)).vsetvli_p(A0, A1, pol(false, true)).vsetvli_p(
+                A0,
+                A1,
+                pol(true, false),
+            );
+        });
+    }
+
+    #[test]
     fn shift_amounts_are_checked() {
         fails(
             |b| {
                 b.slli(A0, A0, 64);
             },
             "asmgen_foo: slli a0, a0, 64: shift 64 out of range 0..=63 for 64-bit registers",
+        );
+        fails(
+            |b| {
+                b.slliw(A0, A0, 32);
+            },
+            "asmgen_foo: slliw a0, a0, 32: shift 32 out of range 0..=31 for 32-bit words",
         );
         fails(
             |b| {
@@ -557,12 +617,19 @@ fn fixed_width_registers_fit_their_fields() {
     }
     let vtypes: Vec<i64> =
         [8, 16, 32, 64].iter().flat_map(|&sew| [1, 2, 4, 8].map(|lmul| riscv64::VType { sew, lmul }.bits())).collect();
+    let policies: Vec<i64> = vtypes.iter().flat_map(|&t| [t & !0x40, t & !0x80, t & !0xc0]).collect();
     for info in riscv64::OPS {
         let enc = info.encoding.expect("every riscv64 entry is encoded");
         for (i, k) in info.kinds.iter().enumerate() {
             match *k {
                 "Xr" | "Vr" | "VAddr" => check("riscv64", info.name, &enc, i, info.kinds.len(), &regs),
                 "VTypeI" => check("riscv64", info.name, &enc, i, info.kinds.len(), &vtypes),
+                "VTypeP" => check("riscv64", info.name, &enc, i, info.kinds.len(), &policies),
+                "Vr2" | "Vr4" | "Vr8" => {
+                    let n: i64 = k[2..].parse().unwrap();
+                    let aligned: Vec<i64> = (0..32).step_by(n as usize).collect();
+                    check("riscv64", info.name, &enc, i, info.kinds.len(), &aligned)
+                }
                 _ => {}
             }
         }

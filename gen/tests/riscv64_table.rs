@@ -8,7 +8,7 @@
 //! assembler.
 
 use asmgen::ir::Inst;
-use asmgen::isa::riscv64::{mem, Op, Operand, Riscv64, VType, OPS, X};
+use asmgen::isa::riscv64::{mem, Op, Operand, Riscv64, VType, VTypePol, OPS, X};
 use asmgen::isa::InstructionSet;
 use asmgen::syntax::format_inst;
 use asmgen::syntax::Spelling;
@@ -19,9 +19,9 @@ use support::{have_all, runs};
 mod support;
 
 const GAS: &str = "riscv64-linux-gnu-as";
-const GAS_MARCH: &str = "-march=rv64gcv_zbb_zbc_zbkb_zksed";
+const GAS_MARCH: &str = "-march=rv64gcv_zbb_zbc_zbkb_zbkx_zknd_zkne_zknh_zksed_zksh";
 const LLVM_MC: &str = "llvm-mc-19";
-const LLVM_MATTR: &str = "-mattr=+v,+zvksed,+zvkg,+zvbc,+zvkb,+zbb,+zbc,+zbkb,+zksed";
+const LLVM_MATTR: &str = "-mattr=+v,+zvksed,+zvkg,+zvbc,+zvkb,+zvbb,+zvkned,+zvknhb,+zvksh,+zbb,+zbc,+zbkb,+zbkx,+zknd,+zkne,+zknh,+zksed,+zksh";
 
 /// Sample operand number `k` (0, 1, 2) for operand `j` of an entry: registers and immediates vary so that
 /// every field is exercised with distinct, non-zero values (and negative offsets and immediates).
@@ -41,16 +41,28 @@ fn sample(kind: &str, j: usize, k: usize) -> Operand {
                 _ => Operand::Base(r),
             }
         }
+        "Vr2" | "Vr4" | "Vr8" => {
+            let n: u8 = kind[2..].parse().unwrap();
+            Operand::V(([8u8, 16, 24][k] + n * j as u8) / n * n % 32)
+        }
         "Simm12" => Operand::Imm([-2048, 2047, -5][k]),
         "Shamt" => Operand::Imm([1, 63, 32][k]),
         "Uimm5" => Operand::Imm([1, 31, 16][k]),
         "Bs" => Operand::Imm([0, 3, 2][k]),
+        "Rnum" => Operand::Imm([0, 10, 5][k]),
         "Simm5" => Operand::Imm([-16, 15, -5][k]),
         "Uimm20" => Operand::Imm([1, 0xfffff, 0x12345][k]),
         "M" => Operand::Mem(mem(X(reg(j, k)), [-2048, 2047, -8][k])),
         "VTypeI" => {
             Operand::VType([VType { sew: 32, lmul: 1 }, VType { sew: 64, lmul: 8 }, VType { sew: 8, lmul: 2 }][k])
         }
+        "VTypeP" => Operand::VTypePol(
+            [
+                VTypePol { vtype: VType { sew: 64, lmul: 1 }, tail_undisturbed: true, mask_undisturbed: true },
+                VTypePol { vtype: VType { sew: 16, lmul: 4 }, tail_undisturbed: true, mask_undisturbed: false },
+                VTypePol { vtype: VType { sew: 32, lmul: 8 }, tail_undisturbed: false, mask_undisturbed: true },
+            ][k],
+        ),
         other => panic!("no sample for operand kind {other}"),
     }
 }

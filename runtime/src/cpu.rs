@@ -113,6 +113,17 @@ pub(crate) fn detect(feature: &str) -> Option<bool> {
         "zvkb" => Some(hwprobe_ext0() & (1 << 19) != 0),
         "zvkg" => Some(hwprobe_ext0() & (1 << 20) != 0),
         "zvksed" => Some(hwprobe_ext0() & (1 << 24) != 0),
+        "zbkx" => Some(hwprobe_ext0() & (1 << 10) != 0),
+        "zknd" => Some(hwprobe_ext0() & (1 << 11) != 0),
+        "zkne" => Some(hwprobe_ext0() & (1 << 12) != 0),
+        "zknh" => Some(hwprobe_ext0() & (1 << 13) != 0),
+        "zksh" => Some(hwprobe_ext0() & (1 << 15) != 0),
+        "zvbb" => Some(hwprobe_ext0() & (1 << 17) != 0),
+        "zvkned" => Some(hwprobe_ext0() & (1 << 21) != 0),
+        // Zvknhb is a superset of Zvknha: either gives the SHA-256 forms.
+        "zvknha" => Some(hwprobe_ext0() & (3 << 22) != 0),
+        "zvknhb" => Some(hwprobe_ext0() & (1 << 23) != 0),
+        "zvksh" => Some(hwprobe_ext0() & (1 << 25) != 0),
         _ => None,
     }
 }

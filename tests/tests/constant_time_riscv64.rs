@@ -6,7 +6,7 @@
 //! branch on its wrap is flagged. Two hand-built functions, a table lookup indexed by a secret byte and a branch on
 //! a secret bit, must be flagged.
 
-use asmgen::isa::riscv64::{mem, regs::*, Riscv64};
+use asmgen::isa::riscv64::{mem, regs::*, Riscv64, RvFeature, VType, V};
 use asmgen::{Abi, Builder, Function};
 use asmgen_kernels::catalog::RISCV64_SETS;
 use asmgen_tests::ct::{self, LEAKY};
@@ -69,4 +69,99 @@ fn a_branch_on_a_secret_bit_is_flagged() {
     });
     let found = ct::run(&f, LEAKY, 0, false, 128);
     assert!(found.iter().any(|f| f.what.starts_with("branch") && f.inst.starts_with("beqz")), "{found:?}");
+}
+
+#[test]
+fn a_branch_on_a_signed_comparison_with_a_secret_is_flagged() {
+    let f = hand_built(|b| {
+        let skip = b.label("skip");
+        b.blt(T0, ZERO, &skip);
+        b.addi(T1, T1, 1);
+        b.bind(&skip);
+    });
+    let found = ct::run(&f, LEAKY, 0, false, 128);
+    assert!(found.iter().any(|f| f.what.starts_with("branch") && f.inst.starts_with("blt")), "{found:?}");
+}
+
+/// As [`hand_built`], the vector extension allowed and the vector type e32, m1 with vl 4 set first.
+fn hand_built_v(body: impl Fn(&mut Builder<Riscv64>)) -> Function<Riscv64> {
+    let mut b = Builder::<Riscv64>::new("leaky", Abi::Lp64d, &[RvFeature::V]);
+    let (table, key) = (b.param(LEAKY[0].0, LEAKY[0].1), b.param(LEAKY[1].0, LEAKY[1].1));
+    assert_eq!((table, key), (A0, A1));
+    b.vsetivli(ZERO, 4, VType { sew: 32, lmul: 1 });
+    b.ld(T0, mem(A1, 0));
+    body(&mut b);
+    b.finish().unwrap()
+}
+
+#[test]
+fn a_strided_access_with_a_secret_stride_is_flagged() {
+    let f = hand_built_v(|b| {
+        b.andi(T0, T0, 4);
+        b.vlse32_v(V(1), A0, T0);
+    });
+    let found = ct::run(&f, LEAKY, 0, false, 128);
+    assert!(found.iter().any(|f| f.what.starts_with("memory address") && f.inst.starts_with("vlse32")), "{found:?}");
+    // A public stride is not; the secret bytes it loads taint the destination (a branch on them is flagged).
+    let f = hand_built_v(|b| {
+        let skip = b.label("skip");
+        b.li(T0, 4);
+        b.vlse32_v(V(1), A1, T0);
+        b.vmv_x_s(T1, V(1));
+        b.beqz(T1, &skip);
+        b.bind(&skip);
+    });
+    let found = ct::run(&f, LEAKY, 0, false, 128);
+    assert!(found.iter().all(|f| !f.what.starts_with("memory address")), "{found:?}");
+    assert!(found.iter().any(|f| f.what.starts_with("branch") && f.inst.starts_with("beqz")), "{found:?}");
+}
+
+#[test]
+fn a_secret_mask_taints_what_a_masked_instruction_writes() {
+    let body = |secret_mask: bool| {
+        move |b: &mut Builder<Riscv64>| {
+            let skip = b.label("skip");
+            if secret_mask {
+                b.vle32_v(V(0), A1);
+            } else {
+                b.vmv_v_i(V(0), 5);
+            }
+            b.vmv_v_i(V(1), 0);
+            b.vmerge_vim(V(2), V(1), 1);
+            b.vmv_x_s(T1, V(2));
+            b.beqz(T1, &skip);
+            b.bind(&skip);
+        }
+    };
+    let found = ct::run(&hand_built_v(body(true)), LEAKY, 0, false, 128);
+    assert!(found.iter().any(|f| f.what.starts_with("branch") && f.inst.starts_with("beqz")), "{found:?}");
+    assert_eq!(ct::run(&hand_built_v(body(false)), LEAKY, 0, false, 128), vec![]);
+}
+
+#[test]
+fn an_indexed_load_with_secret_indices_is_flagged() {
+    let lookup = |secret: bool| {
+        hand_built_v(move |b| {
+            if secret {
+                b.vle32_v(V(1), A1);
+            } else {
+                b.vid_v(V(1));
+            }
+            b.vand_vi(V(1), V(1), 15);
+            b.vluxei8_v(V(2), A0, V(1));
+        })
+    };
+    let found = ct::run(&lookup(true), LEAKY, 0, false, 128);
+    assert!(found.iter().any(|f| f.what.starts_with("memory address") && f.inst.starts_with("vluxei8")), "{found:?}");
+    assert_eq!(ct::run(&lookup(false), LEAKY, 0, false, 128), vec![]);
+}
+
+#[test]
+fn a_vector_shift_by_a_secret_amount_is_flagged() {
+    let f = hand_built_v(|b| {
+        b.vid_v(V(1));
+        b.vsll_vx(V(2), V(1), T0);
+    });
+    let found = ct::run(&f, LEAKY, 0, false, 128);
+    assert!(found.iter().any(|f| f.what.starts_with("shift") && f.inst.starts_with("vsll")), "{found:?}");
 }

@@ -8,7 +8,7 @@
 //! be caught.
 #![cfg(all(target_arch = "riscv64", target_os = "linux"))]
 
-use asmgen::isa::riscv64::{mem, Op, Operand, Riscv64, RvFeature, VType, OPS, X};
+use asmgen::isa::riscv64::{mem, Op, Operand, Riscv64, RvFeature, VType, VTypePol, OPS, X};
 use asmgen::sem::riscv64::{sem, Machine, State};
 use asmgen::{Abi, Builder};
 use asmgen_tests::semantics::{self, Diff, Exec, Isa, Scratch};
@@ -60,6 +60,17 @@ fn cpu_has(f: RvFeature) -> bool {
         RvFeature::Zvkb => e & (1 << 19) != 0,
         RvFeature::Zvkg => e & (1 << 20) != 0,
         RvFeature::Zvksed => e & (1 << 24) != 0,
+        RvFeature::Zbkx => e & (1 << 10) != 0,
+        RvFeature::Zknd => e & (1 << 11) != 0,
+        RvFeature::Zkne => e & (1 << 12) != 0,
+        RvFeature::Zknh => e & (1 << 13) != 0,
+        RvFeature::Zksh => e & (1 << 15) != 0,
+        RvFeature::Zvbb => e & (1 << 17) != 0,
+        RvFeature::Zvkned => e & (1 << 21) != 0,
+        // As the runtime detects it: Zvknhb has Zvknha's forms too.
+        RvFeature::Zvknha => e & (3 << 22) != 0,
+        RvFeature::Zvknhb => e & (1 << 23) != 0,
+        RvFeature::Zvksh => e & (1 << 25) != 0,
     }
 }
 
@@ -69,36 +80,121 @@ fn skipped(op: Op) -> bool {
     info.kinds.contains(&"Target") || matches!(op, Op::ret | Op::nop)
 }
 
+/// The register operands give strided loads and stores as stride: a6, set to a small multiple of the element
+/// size in each state.
+const STRIDE: u8 = 16;
+
+fn strided(op: Op) -> bool {
+    segment(op) || matches!(op, Op::vlse32_v | Op::vlse64_v | Op::vsse32_v | Op::vsse64_v)
+}
+
+/// Segment accesses: eight registers from the one named (at LMUL 1).
+fn segment(op: Op) -> bool {
+    matches!(op, Op::vlsseg8e32_v | Op::vssseg8e32_v)
+}
+
+/// The registers a whole-register move copies (its operands then groups of as many).
+fn whole(op: Op) -> Option<u32> {
+    match op {
+        Op::vmv1r_v => Some(1),
+        Op::vmv2r_v => Some(2),
+        Op::vmv4r_v => Some(4),
+        Op::vmv8r_v => Some(8),
+        _ => None,
+    }
+}
+
+/// Widening entries: the destination a group of 2 LMUL registers of 2 SEW-bit elements.
+fn widening(op: Op) -> bool {
+    matches!(op, Op::vwsll_vv | Op::vwsll_vx | Op::vwsll_vi)
+}
+
+/// Whether an entry reads the mask in v0 (masked forms, `vmerge`): no operand of it is then v0's group.
+fn reads_v0(op: Op) -> bool {
+    OPS[op as usize].syntax.contains("v0")
+}
+
+/// The elements of an element group the entry works on (1: none).
+fn egs(op: Op) -> usize {
+    let fs = OPS[op as usize].features;
+    if fs.contains(&RvFeature::Zvksh) {
+        8
+    } else if fs
+        .iter()
+        .any(|f| matches!(f, RvFeature::Zvkg | RvFeature::Zvksed | RvFeature::Zvkned | RvFeature::Zvknha))
+    {
+        4
+    } else {
+        1
+    }
+}
+
 /// The vector type an entry needs (or a random one).
 fn vtype(rng: &mut Rng, op: Op) -> VType {
+    let fs = OPS[op as usize].features;
     let sew = match op {
-        Op::vghsh_vv | Op::vgmul_vv | Op::vsm4k_vi | Op::vsm4r_vv | Op::vsm4r_vs | Op::vle32_v | Op::vse32_v => 32,
-        Op::vclmul_vv | Op::vclmulh_vv | Op::vle64_v | Op::vse64_v => 64,
+        Op::vle32_v | Op::vse32_v | Op::vlse32_v | Op::vsse32_v => 32,
+        Op::vle64_v | Op::vse64_v | Op::vlse64_v | Op::vsse64_v => 64,
+        Op::vle8_v | Op::vse8_v => 8,
+        Op::vlsseg8e32_v | Op::vssseg8e32_v => 32,
+        _ if widening(op) => 8 << rng.below(3),
+        Op::vzext_vf2 | Op::vsext_vf2 => 16 << rng.below(3),
+        Op::vzext_vf4 => 32 << rng.below(2),
+        Op::vclmul_vv | Op::vclmulh_vv | Op::vclmul_vx | Op::vclmulh_vx | Op::vclmul_vx_v0t => 64,
+        _ if fs.contains(&RvFeature::Zvknha) => 32 << rng.below(2),
+        _ if egs(op) > 1 => 32,
         _ => 8 << rng.below(4),
     };
-    VType { sew, lmul: 1 << rng.below(4) }
+    // A 256-bit element group (SM3, SHA-512) needs LMUL 2 at VLEN 128; strided accesses stay in the buffer.
+    let lmul = if egs(op) * sew as usize > 128 {
+        2 << rng.below(3)
+    } else if segment(op) {
+        1
+    } else if let Some(nr) = whole(op) {
+        nr
+    } else if strided(op) || widening(op) {
+        1 << rng.below(2 + widening(op) as usize)
+    } else {
+        1 << rng.below(4)
+    };
+    VType { sew, lmul }
 }
 
 /// Random operands; vector registers are distinct groups aligned to LMUL.
 fn operands(rng: &mut Rng, op: Op, t: VType) -> Vec<Operand> {
-    let mut groups: Vec<u8> = (0..32 / t.lmul as u8).map(|g| g * t.lmul as u8).collect();
+    // Groups of 2 LMUL registers for a widening entry (its sources too, aligned all the same).
+    let size = t.lmul as u8 * if widening(op) { 2 } else { 1 };
+    let first = reads_v0(op) as u8;
+    let mut groups: Vec<u8> = (first..32 / size).map(|g| g * size).collect();
     let x = |rng: &mut Rng| Operand::X(XS[rng.below(XS.len())]);
     OPS[op as usize]
         .kinds
         .iter()
         .map(|k| match *k {
+            "Xr" if strided(op) => Operand::X(STRIDE),
             "Xr" => x(rng),
-            "Vr" => Operand::V(groups.remove(rng.below(groups.len()))),
+            "Vr" if segment(op) => Operand::V(rng.below(25) as u8),
+            "Vr" | "Vr2" | "Vr4" | "Vr8" => Operand::V(groups.remove(rng.below(groups.len()))),
             "Simm12" => Operand::Imm(rng.below(4096) as i64 - 2048),
             "Shamt" if op == Op::vror_vi => Operand::Imm(rng.below(t.sew as usize) as i64),
             "Shamt" => Operand::Imm(rng.below(64) as i64),
             "Uimm5" => Operand::Imm(rng.below(32) as i64),
             "Simm5" => Operand::Imm(rng.below(32) as i64 - 16),
             "Bs" => Operand::Imm(rng.below(4) as i64),
+            "Rnum" => Operand::Imm(rng.below(11) as i64),
             "Uimm20" => Operand::Imm(rng.below(1 << 20) as i64),
             "M" => Operand::Mem(mem(X(BASE), rng.below(129) as i32 - 64)),
             "VAddr" => Operand::Base(BASE),
             "VTypeI" => Operand::VType(vtype(rng, op)),
+            "VTypeP" => {
+                // tu, mu or both (`ta, ma` is the plain entry's).
+                let p = 1 + rng.below(3);
+                Operand::VTypePol(VTypePol {
+                    vtype: vtype(rng, op),
+                    tail_undisturbed: p & 1 == 1,
+                    mask_undisturbed: p & 2 == 2,
+                })
+            }
             k => panic!("no generator for kind {k}"),
         })
         .collect()
@@ -147,14 +243,31 @@ fn harness(op: Op, ops: &[Operand], t: VType, vector: bool) -> Vec<u8> {
 
 /// Zeroes the destination group's tail (elements at and past vl) in `v`.
 fn mask_tail(v: &mut [u8], vlenb: usize, op: Op, ops: &[Operand], t: VType, vl: usize) {
-    let (Some(Operand::V(d)), false) = (ops.first(), matches!(op, Op::vse32_v | Op::vse64_v)) else { return };
-    let eew = match op {
-        Op::vle32_v => 4,
-        Op::vle64_v => 8,
-        _ => t.sew as usize / 8,
+    let stores = matches!(
+        op,
+        Op::vse32_v | Op::vse64_v | Op::vse8_v | Op::vsse32_v | Op::vsse64_v | Op::vssseg8e32_v | Op::vsuxei8_v
+    );
+    let (Some(Operand::V(d)), false) = (ops.first(), stores) else { return };
+    if matches!(op, Op::vmseq_vi | Op::vmsgtu_vx) {
+        // A mask destination: one register, its bits from vl on tail.
+        for bit in vl..vlenb * 8 {
+            v[*d as usize * vlenb + bit / 8] &= !(1 << (bit % 8));
+        }
+        return;
+    }
+    let (mut eew, mut regs) = match op {
+        Op::vle32_v | Op::vlse32_v | Op::vlsseg8e32_v => (4, t.lmul as usize),
+        Op::vle64_v | Op::vlse64_v => (8, t.lmul as usize),
+        Op::vle8_v => (1, t.lmul as usize),
+        _ => (t.sew as usize / 8, t.lmul as usize),
     };
-    let start = *d as usize * vlenb;
-    v[start + vl * eew..start + t.lmul as usize * vlenb].fill(0);
+    if widening(op) {
+        (eew, regs) = (2 * eew, 2 * regs);
+    }
+    for f in 0..if segment(op) { 8 } else { 1 } {
+        let start = (*d as usize + f * regs) * vlenb;
+        v[start + vl * eew..start + regs * vlenb].fill(0);
+    }
 }
 
 /// The riscv64 side of the comparison, with the model `M` (the real one, or a doctored one) and the CPU's
@@ -205,10 +318,28 @@ impl<M: Fn(Op, &mut Machine<'_>, &[Operand])> Isa for Rv<M> {
             raw.x[r as usize] = rng.next_u64();
         }
         raw.x[BASE as usize] = scratch.addr() + BUF as u64 / 2;
+        if segment(op) {
+            // Segments that do not overlap: 32 to 40 bytes apart, up or down.
+            let s = 32 + 4 * rng.below(3) as i64;
+            raw.x[STRIDE as usize] = (if rng.below(2) == 0 { s } else { -s }) as u64;
+        } else if strided(op) {
+            raw.x[STRIDE as usize] = ((rng.below(7) as i64 - 3) * t.sew as i64 / 8) as u64;
+        }
         let vlmax = t.lmul as usize * vlenb * 8 / t.sew as usize;
-        let grouped = OPS[op as usize].features.iter().any(|f| matches!(f, RvFeature::Zvkg | RvFeature::Zvksed));
-        let egs = if t.sew == 32 && grouped { 4 } else { 1 };
+        let egs = egs(op);
         raw.vl = (rng.below(vlmax + 1) / egs * egs) as u64;
+        // Segment and indexed accesses stay in the buffer and their offsets in a byte at any VLEN.
+        if segment(op) {
+            raw.vl = raw.vl.min(12);
+        } else if op == Op::vsuxei8_v {
+            raw.vl = raw.vl.min(256 / (t.sew as u64 / 8));
+        }
+        if let (Op::vsuxei8_v, Some(Operand::V(idx))) = (op, ops.get(2)) {
+            // An unordered indexed store: offsets that do not overlap (descending), so the order does not show.
+            for i in 0..raw.vl as usize {
+                raw.v[*idx as usize * vlenb + i] = ((raw.vl as usize - 1 - i) * t.sew as usize / 8) as u8;
+            }
+        }
         let mut s = State::new(vlenb * 8);
         s.x = raw.x;
         s.v.copy_from_slice(&raw.v[..32 * vlenb]);

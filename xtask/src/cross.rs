@@ -112,7 +112,8 @@ const RUNS: &[Run] = &[
         label: "V + vector crypto, VLEN 128",
         qemu: QEMU10_RISCV,
         cpu: "rv64,v=true,vlen=128,elen=64,zbb=true,zbc=true,zbkb=true,zksed=true,zvbb=true,zvbc=true,zvkb=true,\
-              zvkg=true,zvksed=true",
+              zvkg=true,zvksed=true,zbkx=true,zknd=true,zkne=true,zknh=true,zksh=true,zvkned=true,zvknha=true,\
+              zvknhb=true,zvksh=true",
         expect_ghash: "aot/riscv64-zvkg",
         expect_sm4: "aot/riscv64-zvksed",
         env: &[],
@@ -122,7 +123,8 @@ const RUNS: &[Run] = &[
         label: "JIT kernels, V + vector crypto, VLEN 128 (ASMGEN_BACKEND=jit)",
         qemu: QEMU10_RISCV,
         cpu: "rv64,v=true,vlen=128,elen=64,zbb=true,zbc=true,zbkb=true,zksed=true,zvbb=true,zvbc=true,zvkb=true,\
-              zvkg=true,zvksed=true",
+              zvkg=true,zvksed=true,zbkx=true,zknd=true,zkne=true,zknh=true,zksh=true,zvkned=true,zvknha=true,\
+              zvknhb=true,zvksh=true",
         expect_ghash: "jit/riscv64-zvkg",
         expect_sm4: "jit/riscv64-zvksed",
         env: JIT,
@@ -132,7 +134,8 @@ const RUNS: &[Run] = &[
         label: "V + vector crypto, VLEN 256",
         qemu: QEMU10_RISCV,
         cpu: "rv64,v=true,vlen=256,elen=64,zbb=true,zbc=true,zbkb=true,zksed=true,zvbb=true,zvbc=true,zvkb=true,\
-              zvkg=true,zvksed=true",
+              zvkg=true,zvksed=true,zbkx=true,zknd=true,zkne=true,zknh=true,zksh=true,zvkned=true,zvknha=true,\
+              zvknhb=true,zvksh=true",
         expect_ghash: "aot/riscv64-zvkg",
         expect_sm4: "aot/riscv64-zvksed",
         env: &[],

@@ -11,6 +11,7 @@
 //! complete and in `Op` order by a unit test, which keeps one home per instruction.
 
 pub mod aarch64;
+pub mod aes;
 pub mod ct;
 pub mod ct_aarch64;
 pub mod ct_riscv64;
