@@ -64,6 +64,27 @@ imp_permutes:
 	ret
 	.size	imp_permutes, .-imp_permutes
 
+	.globl	imp_words
+	.type	imp_words, %function
+imp_words:
+	hint	#34
+	ldp	w3, w4, [x1]
+	add	w5, w3, w4
+	eor	w6, w5, w3, ror #7
+	ror	w7, w6, #13
+	and	x8, x3, #0xff00ff00ff00ff00
+	orr	x9, x8, #1
+	ld1	{v0.16b, v1.16b, v2.16b, v3.16b}, [x2], #64
+	ld1	{v4.4s, v5.4s}, [x2]
+	cmp	x8, x9
+	cset	x10, eq
+	tbz	w7, #3, 1f
+	add	w7, w7, #1
+1:
+	str	w7, [x0]
+	ret
+	.size	imp_words, .-imp_words
+
 	.section	.rodata
 	.p2align	4
 imp_table:

@@ -45,6 +45,43 @@ imp_vector:
 	.option	pop
 	.size	imp_vector, .-imp_vector
 
+	.globl	imp_crypto
+	.type	imp_crypto, @function
+imp_crypto:
+	.option	push
+	.option	arch, +zkne, +zknd, +zknh, +zksh, +zbkx, +v, +zvkned, +zvknhb, +zvksh, +zvbc, +zvbb
+	# Scalar AES, SHA-2, SM3 and crossbar permutations.
+	ld	t0, 0(a0)
+	ld	t1, 8(a0)
+	aes64es	t2, t0, t1
+	aes64esm	t3, t1, t0
+	aes64ds	t4, t0, t1
+	aes64im	t5, t4
+	aes64ks1i	t6, t5, 3
+	aes64ks2	a3, t6, t0
+	sha256sig0	a4, a3
+	sha512sum1	a5, a4
+	sm3p0	a6, a5
+	xperm8	a7, a6, t0
+	addw	a7, a7, t1
+	sd	a7, 0(a0)
+	# Vector AES, SHA-2 and SM3 on element groups.
+	vsetivli	zero, 4, e32, m1, ta, ma
+	vle32.v	v1, (a1)
+	vaesef.vv	v1, v2
+	vaesem.vs	v1, v3
+	vaeskf1.vi	v4, v1, 1
+	vsha2ms.vv	v5, v6, v7
+	vsha2ch.vv	v5, v6, v7
+	vsm3me.vv	v8, v9, v10
+	vsm3c.vi	v8, v9, 2
+	vclmul.vx	v11, v12, t0
+	vwsll.vi	v14, v13, 3
+	vse32.v	v8, (a1)
+	ret
+	.option	pop
+	.size	imp_crypto, .-imp_crypto
+
 	.section	.rodata
 	.p2align	4
 imp_consts:

@@ -76,6 +76,51 @@ imp_avx2_lanes:
 	ret
 	.size	imp_avx2_lanes, .-imp_avx2_lanes
 
+	.globl	imp_scalar32
+	.type	imp_scalar32, @function
+imp_scalar32:
+	endbr64
+	mov	eax, dword ptr [rdi]
+	add	eax, ecx
+	ror	eax, 7
+	rorx	edx, eax, 11
+	shld	eax, edx, 3
+	xor	edx, dword ptr [rdi + 4]
+	andn	r8d, eax, edx
+	lea	r9d, [rax + rdx]
+	movzx	ecx, byte ptr [rsi]
+	shl	r10, cl
+	cmp	eax, edx
+	cmovb	r10, r11
+	setz	al
+	bswap	r9d
+	movbe	r11, qword ptr [rsi + 8]
+	mov	dword ptr [rdi], r9d
+	ret
+	.size	imp_scalar32, .-imp_scalar32
+
+	.globl	imp_sse_sha1_avx512
+	.type	imp_sse_sha1_avx512, @function
+imp_sse_sha1_avx512:
+	endbr64
+	movups	xmm0, xmmword ptr [rdi]
+	por	xmm0, xmm1
+	psrld	xmm0, 3
+	pslldq	xmm1, 4
+	punpcklqdq	xmm2, xmm0
+	sha1rnds4	xmm0, xmm1, 2
+	sha1nexte	xmm1, xmm2
+	sha1msg1	xmm2, xmm3
+	vpternlogd	zmm4, zmm5, zmm6, 0x96
+	vpxord	zmm4, zmm4, zmm7
+	kmovq	k1, rax
+	vmovdqu8	zmm8{k1}{z}, zmmword ptr [rsi]
+	vpxord	zmm8, zmm8, zmm4
+	vmovdqu8	zmmword ptr [rsi], zmm8
+	vzeroupper
+	ret
+	.size	imp_sse_sha1_avx512, .-imp_sse_sha1_avx512
+
 	.section	.rodata
 	.p2align	5
 imp_mask:

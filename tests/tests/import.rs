@@ -128,17 +128,21 @@ fn round_trip_hand_written(file: &str, asm: &Assembler, expect: &[&str]) {
 
 #[test]
 fn importer_x86_64_hand_written_forms_round_trip() {
-    round_trip_hand_written("x86_64.S", &GAS_X86_64, &["imp_sha_ni", "imp_aes", "imp_bignum", "imp_avx2_lanes"]);
+    round_trip_hand_written(
+        "x86_64.S",
+        &GAS_X86_64,
+        &["imp_sha_ni", "imp_aes", "imp_bignum", "imp_avx2_lanes", "imp_scalar32", "imp_sse_sha1_avx512"],
+    );
 }
 
 #[test]
 fn importer_aarch64_hand_written_forms_round_trip() {
-    round_trip_hand_written("aarch64.S", &GAS_AARCH64, &["imp_sha", "imp_scalar", "imp_permutes"]);
+    round_trip_hand_written("aarch64.S", &GAS_AARCH64, &["imp_sha", "imp_scalar", "imp_permutes", "imp_words"]);
 }
 
 #[test]
 fn importer_riscv64_hand_written_forms_round_trip() {
-    round_trip_hand_written("riscv64.S", &LLVM_RISCV64, &["imp_bitmanip", "imp_vector"]);
+    round_trip_hand_written("riscv64.S", &LLVM_RISCV64, &["imp_bitmanip", "imp_vector", "imp_crypto"]);
 }
 
 /// Assembles `text` (x86_64, GNU as, Intel syntax) and imports it.
@@ -203,8 +207,8 @@ fn importer_functions_that_cannot_be_imported_say_where_and_why() {
     assert!(*frame && !source.contains("push") && !source.contains("naked"), "{source}");
 }
 
-// The importer's Rust source, checked in (`cargo xtask import tests/import/<arch>.S --out tests/import/imported`,
-// then the files below kept): it compiles, builds, and is what the importer writes today.
+// The importer's Rust source, checked in (this test writes it with `ASMGEN_BLESS=1`): it compiles, builds, and
+// is what the importer writes today.
 #[rustfmt::skip]
 #[path = "../import/imported/imp_aes.rs"]
 mod imp_aes;
@@ -212,8 +216,20 @@ mod imp_aes;
 #[path = "../import/imported/imp_avx2_lanes.rs"]
 mod imp_avx2_lanes;
 #[rustfmt::skip]
+#[path = "../import/imported/imp_scalar32.rs"]
+mod imp_scalar32;
+#[rustfmt::skip]
+#[path = "../import/imported/imp_sse_sha1_avx512.rs"]
+mod imp_sse_sha1_avx512;
+#[rustfmt::skip]
 #[path = "../import/imported/imp_sha.rs"]
 mod imp_sha;
+#[rustfmt::skip]
+#[path = "../import/imported/imp_words.rs"]
+mod imp_words;
+#[rustfmt::skip]
+#[path = "../import/imported/imp_crypto.rs"]
+mod imp_crypto;
 #[rustfmt::skip]
 #[path = "../import/imported/imp_permutes.rs"]
 mod imp_permutes;
@@ -244,8 +260,12 @@ fn written_source_builds<I: asmgen::lower::Lower>(
     let import = import_object(&format!("tests/import/{file}"), &bytes).unwrap();
     let f = import.functions.iter().find(|f| f.name == name).unwrap();
     let Outcome::Identical { source, .. } = &f.outcome else { panic!("{name}: {:?}", f.outcome) };
-    let kept = std::fs::read_to_string(workspace().join("tests/import/imported").join(format!("{name}.rs"))).unwrap();
-    assert_eq!(source, &kept, "{name}: the importer's source changed; regenerate tests/import/imported/{name}.rs");
+    let path = workspace().join("tests/import/imported").join(format!("{name}.rs"));
+    if std::env::var_os("ASMGEN_BLESS").is_some() {
+        std::fs::write(&path, source).unwrap();
+    }
+    let kept = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(source, &kept, "{name}: the importer's source changed; ASMGEN_BLESS=1 rewrites {}", path.display());
     let built = build(abi).unwrap_or_else(|e| panic!("{name}: {e}"));
     let image = asmgen::lower::lower(&[&built]).unwrap();
     let sym = image.symbol(name).unwrap();
@@ -267,8 +287,13 @@ fn importer_written_sources_build_the_same_functions() {
     use asmgen::Abi;
     written_source_builds("x86_64.S", &GAS_X86_64, "imp_aes", imp_aes::imp_aes, Abi::SysV, true);
     written_source_builds("x86_64.S", &GAS_X86_64, "imp_avx2_lanes", imp_avx2_lanes::imp_avx2_lanes, Abi::SysV, false);
+    written_source_builds("x86_64.S", &GAS_X86_64, "imp_scalar32", imp_scalar32::imp_scalar32, Abi::SysV, true);
+    let avx512 = imp_sse_sha1_avx512::imp_sse_sha1_avx512;
+    written_source_builds("x86_64.S", &GAS_X86_64, "imp_sse_sha1_avx512", avx512, Abi::SysV, true);
     written_source_builds("aarch64.S", &GAS_AARCH64, "imp_sha", imp_sha::imp_sha, Abi::Aapcs64, true);
+    written_source_builds("aarch64.S", &GAS_AARCH64, "imp_words", imp_words::imp_words, Abi::Aapcs64, true);
     written_source_builds("aarch64.S", &GAS_AARCH64, "imp_permutes", imp_permutes::imp_permutes, Abi::Aapcs64, false);
     written_source_builds("riscv64.S", &LLVM_RISCV64, "imp_bitmanip", imp_bitmanip::imp_bitmanip, Abi::Lp64d, true);
     written_source_builds("riscv64.S", &LLVM_RISCV64, "imp_vector", imp_vector::imp_vector, Abi::Lp64d, false);
+    written_source_builds("riscv64.S", &LLVM_RISCV64, "imp_crypto", imp_crypto::imp_crypto, Abi::Lp64d, true);
 }

@@ -83,8 +83,10 @@ impl Decode for Aarch64 {
             .encoding
             .map_or(vec![0xff; len], |e| fixed::label_mask(&e, len))
     }
-    fn rust_operand(_kind: &str, o: &Operand, label: &dyn Fn(&Label) -> String) -> String {
+    fn rust_operand(kind: &str, o: &Operand, label: &dyn Fn(&Label) -> String) -> String {
         match o {
+            // A 64-bit pattern: its kind converts from u64 and i64, not from the i32 a bare literal would be.
+            Operand::Imm(v) if kind == "BitImm64" => format!("{:#x}u64", *v as u64),
             Operand::X(n) | Operand::W(n) => format!("X{n}"),
             Operand::Sp => "SP".into(),
             Operand::Xzr | Operand::Wzr => "XZR".into(),

@@ -4,7 +4,7 @@
 use super::decode::{Decode, Decoded, Refs, Unknown};
 use super::fixed::{self, Operands32, Pattern};
 use crate::ir::Inst;
-use crate::isa::riscv64::{mem, Op, Operand, Riscv64, VType, X};
+use crate::isa::riscv64::{mem, Op, Operand, Riscv64, VType, VTypePol, X};
 use crate::label::Label;
 use std::sync::OnceLock;
 
@@ -14,16 +14,24 @@ fn vtype(bits: i64) -> Option<VType> {
     (t.sew <= 64 && t.lmul <= 8 && t.bits() == bits).then_some(t)
 }
 
+/// The vector type and policies of a `vtypei` immediate with `tu` or `mu` (the entries with policies).
+fn policy(bits: i64) -> Option<VTypePol> {
+    let vtype = vtype(bits | 0xc0)?;
+    let t = VTypePol { vtype, tail_undisturbed: bits & 0x40 == 0, mask_undisturbed: bits & 0x80 == 0 };
+    (t.bits() == bits).then_some(t)
+}
+
 impl Operands32 for Riscv64 {
     fn operand(kind: &str, v: i64) -> Option<Operand> {
         let n = u8::try_from(v).ok().filter(|n| *n < 32);
         Some(match kind {
             "Xr" => Operand::X(n?),
-            "Vr" => Operand::V(n?),
+            "Vr" | "Vr2" | "Vr4" | "Vr8" => Operand::V(n?),
             "VAddr" => Operand::Base(n?),
             "M" => Operand::Mem(mem(X((v & 31) as u8), i32::try_from(v >> 5).ok()?)),
             "VTypeI" => Operand::VType(vtype(v)?),
-            "Simm12" | "Shamt" | "Uimm5" | "Simm5" | "Bs" | "Uimm20" => Operand::Imm(v),
+            "VTypeP" => Operand::VTypePol(policy(v)?),
+            "Simm12" | "Shamt" | "Uimm5" | "Simm5" | "Bs" | "Uimm20" | "Rnum" => Operand::Imm(v),
             _ => return None,
         })
     }
@@ -61,11 +69,15 @@ impl Decode for Riscv64 {
             Operand::Imm(v) => format!("{v}"),
             Operand::Mem(m) => format!("mem(X({}), {})", m.base().0, m.offset()),
             Operand::VType(t) => format!("VType {{ sew: {}, lmul: {} }}", t.sew, t.lmul),
+            Operand::VTypePol(p) => format!(
+                "VTypePol {{ vtype: VType {{ sew: {}, lmul: {} }}, tail_undisturbed: {}, mask_undisturbed: {} }}",
+                p.vtype.sew, p.vtype.lmul, p.tail_undisturbed, p.mask_undisturbed
+            ),
             Operand::Label(l) => format!("&{}", label(l)),
         }
     }
     const RUST_MODULE: &'static str = "asmgen::isa::riscv64";
-    const RUST_NAMES: &'static [&'static str] = &["mem", "RvFeature", "Riscv64", "VType", "V", "X"];
+    const RUST_NAMES: &'static [&'static str] = &["mem", "RvFeature", "Riscv64", "VType", "VTypePol", "V", "X"];
     fn is_reg_const(_token: &str) -> bool {
         false
     }

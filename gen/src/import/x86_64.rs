@@ -300,7 +300,7 @@ fn rust_operand(kind: &str, o: &Operand, label: &dyn Fn(&Label) -> String) -> St
         Operand::Xmm(n) => format!("Xmm({n})"),
         Operand::Ymm(n) => format!("Ymm({n})"),
         Operand::Zmm(n) => format!("Zmm({n})"),
-        Operand::Imm(v) if kind == "Imm" || kind == "Ri64" => format!("{v}"),
+        Operand::Imm(v) if kind == "Imm64" => format!("{v}i64"),
         Operand::Imm(v) => format!("{v}"),
         Operand::Sel(v) => format!("{v:#04x}"),
         Operand::Label(l) => format!("&{}", label(l)),
