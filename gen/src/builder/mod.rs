@@ -614,6 +614,17 @@ impl<I: Isa> Builder<I> {
         ));
     }
 
+    /// What a naked function, or one that dropped its landing pad, asks for that it cannot have.
+    fn naked_error(&self) -> Option<&'static str> {
+        if !self.landing_pad && !self.naked {
+            Some("only a naked function (Builder::naked) may drop its landing pad")
+        } else if self.naked && (self.locals.bytes > 0 || !self.stack_params.is_empty()) {
+            Some("a naked function has no prologue to make a stack frame or load stack parameters")
+        } else {
+            None
+        }
+    }
+
     fn fail(&mut self, message: String) {
         if self.error.is_none() {
             self.error = Some(message);
@@ -626,11 +637,8 @@ impl<I: Isa> Builder<I> {
         if let Some(e) = &self.error {
             return Err(err(e.clone()));
         }
-        if !self.landing_pad && !self.naked {
-            return Err(err("only a naked function (Builder::naked) may drop its landing pad".into()));
-        }
-        if self.naked && (self.locals.bytes > 0 || !self.stack_params.is_empty()) {
-            return Err(err("a naked function has no prologue to make a stack frame or load stack parameters".into()));
+        if let Some(e) = self.naked_error() {
+            return Err(err(e.into()));
         }
         // Most references are to a label bound here (the same allocation); the rest to a constant, or to a label
         // of the same name.
