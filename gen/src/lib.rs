@@ -66,6 +66,8 @@
 //!
 //! * [`Generator`] and [`ListingSpec`]: the files for a `build.rs` or an xtask, and the check mode for CI.
 //! * [`Target`]: the eight targets ([`Target::GENERATED`]) and their ABIs ([`Abi`]).
+//! * [`import`]: assembled objects read back into functions, for porting existing assembly (`cargo xtask
+//!   import`): each function's Rust source, checked to lower to the object's bytes.
 //!
 //! The runtime crate (`asmgen-runtime`) maps a user's functions for the running CPU (a JIT of the same
 //! bytes) and offers SM4 and GHASH/POLYVAL to applications. `docs/GUIDE.md` walks through porting a kernel.
@@ -87,7 +89,8 @@
 //! * `layout`: emission order, function alignment and the constant pool, shared by the emitter and the JIT.
 //! * `property`: the GNU property note's control-flow-protection bits (IBT, SHSTK; BTI, PAC, GCS).
 //! * `lower`: machine code for the JIT; `emit`: GNU as and NASM listings, C headers and Rust declarations;
-//!   `report`: what each function requires and uses, for audits; [`generate`]: the files of a build.
+//!   `report`: what each function requires and uses, for audits; [`generate`]: the files of a build;
+//!   [`import`]: objects read back into functions.
 
 #![warn(missing_docs)]
 
