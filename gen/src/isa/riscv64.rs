@@ -627,7 +627,7 @@ macro_rules! riscv64_table {
                 aes64dsm: "aes64dsm" (d: Xr, a: Xr, b: Xr)      [Zknd] => enc(0x3e00_0033, R3);
                 /// InvMixColumns on the two columns of `s` (decryption round keys).
                 aes64im: "aes64im"   (d: Xr, s: Xr)             [Zknd] => enc(0x3000_1013, R2);
-                /// Key schedule: SubWord(RotWord(a[63:32])) ^ rcon[r] (no rotation, no rcon for r = 10), in both halves.
+                /// Key schedule: `SubWord(RotWord(a[63:32])) ^ rcon[r]` (no rotation, no rcon for r = 10), in both halves.
                 aes64ks1i: "aes64ks1i" (d: Xr, a: Xr, r: Rnum)  [Zkne]
                     => enc(0x3100_1013, &[fld(0, RD, 5), fld(1, RS1, 5), mapped(2, 20, 4, rnum)]);
                 /// Key schedule: `w0 = a[63:32] ^ b[31:0]`, `w1 = w0 ^ b[63:32]`, `d = w1:w0`.
