@@ -410,59 +410,17 @@ fn clmul(a: u64, b: u64) -> u128 {
 
 // --- AES and SM4 ---------------------------------------------------------------------------------------------
 
-const fn gf_mul(mut a: u8, mut b: u8) -> u8 {
-    let mut r = 0;
-    while b != 0 {
-        if b & 1 != 0 {
-            r ^= a;
-        }
-        a = (a << 1) ^ if a & 0x80 != 0 { 0x1b } else { 0 };
-        b >>= 1;
-    }
-    r
-}
-
-/// The AES S-box and its inverse, from the definition (inverse in GF(2^8), then the affine map with 0x63).
-const AES: ([u8; 256], [u8; 256]) = {
-    let (mut t, mut inv) = ([0; 256], [0; 256]);
-    let mut i = 0;
-    while i < 256 {
-        let mut x = 1u8;
-        let mut k = 0;
-        while k < 254 {
-            x = gf_mul(x, i as u8);
-            k += 1;
-        }
-        let y = x ^ x.rotate_left(1) ^ x.rotate_left(2) ^ x.rotate_left(3) ^ x.rotate_left(4) ^ 0x63;
-        t[i] = y;
-        inv[y as usize] = i as u8;
-        i += 1;
-    }
-    (t, inv)
-};
-
 /// AddRoundKey, then (Inv)SubBytes and (Inv)ShiftRows (state column-major: byte `r + 4 c`).
 fn aes_round(d: &Vector, k: &Vector, inverse: bool) -> Vector {
-    let x = bytes2(d, k, |a, b| a ^ b);
-    std::array::from_fn(|i| {
-        let (r, c) = (i % 4, i / 4);
-        if inverse {
-            AES.1[x[r + 4 * ((c + 4 - r) % 4)] as usize]
-        } else {
-            AES.0[x[r + 4 * ((c + r) % 4)] as usize]
-        }
-    })
+    aes::sub_bytes(aes::shift_rows(bytes2(d, k, |a, b| a ^ b), inverse), inverse)
 }
 
 /// (Inv)MixColumns.
 fn aes_mix(a: &Vector, inverse: bool) -> Vector {
-    let row: [u8; 4] = if inverse { [14, 11, 13, 9] } else { [2, 3, 1, 1] };
-    std::array::from_fn(|i| {
-        let (r, c) = (i % 4, i / 4);
-        (0..4).fold(0, |acc, j| acc ^ gf_mul(row[(j + 4 - r) % 4], a[4 * c + j]))
-    })
+    aes::mix_columns(*a, inverse)
 }
 
+use super::aes;
 use super::sm4::SBOX as SM4_SBOX;
 
 /// Four SM4 steps on the words of `x` (word 0 the oldest) with the words of `k`: `x4 = x0 ^ L(S(x1 ^ x2 ^ x3 ^
@@ -1149,7 +1107,7 @@ mod tests {
 
     #[test]
     fn sboxes() {
-        assert_eq!((AES.0[0], AES.0[0x53], AES.1[0x63]), (0x63, 0xed, 0));
+        assert_eq!((aes::SBOX[0], aes::SBOX[0x53], aes::INV_SBOX[0x63]), (0x63, 0xed, 0));
         // aesmc then aesimc is the identity.
         let x: Vector = std::array::from_fn(|i| (i * 37 + 5) as u8);
         assert_eq!(aes_mix(&aes_mix(&x, false), true), x);

@@ -1,5 +1,6 @@
 //! AES's S-box and round steps on a 16-byte state (byte `r + 4c` is row `r` of column `c`, as FIPS 197 lays the
-//! state out), for the riscv64 semantics (Zkne/Zknd on two 64-bit halves, Zvkned on 128-bit element groups).
+//! state out), for the semantics of all three ISAs: x86_64's AES-NI and VAES, aarch64's AESE/AESD/AESMC/AESIMC,
+//! riscv64's Zkne/Zknd (on two 64-bit halves) and Zvkned (on 128-bit element groups).
 //! The S-box is computed from its definition.
 
 /// Multiplication in GF(2^8) modulo x^8 + x^4 + x^3 + x + 1.

@@ -2,6 +2,7 @@
 //! ([`sem`] looks an entry up). Vector registers (zmm0-zmm31) hold [`VEC_BYTES`] bytes, little-endian; writing
 //! an xmm or ymm register (VEX) or a zmm register (EVEX) zeroes the rest of it.
 
+use super::aes;
 use super::{Fault, Flow, Memory, Role, VEC_BYTES, VEC_REGS};
 use crate::isa::x86_64::{Mem, Op, Operand, Reg, Size};
 
@@ -598,24 +599,12 @@ fn vimm(m: &mut Machine<'_>, ops: &[Operand], f: impl Fn(usize, &Vector, u64) ->
 
 // --- GF(2^8), AES, carry-less multiplication -----------------------------------------------------------------
 
-const fn gf_mul(mut a: u8, mut b: u8) -> u8 {
-    let mut r = 0;
-    while b != 0 {
-        if b & 1 != 0 {
-            r ^= a;
-        }
-        a = (a << 1) ^ if a & 0x80 != 0 { 0x1b } else { 0 };
-        b >>= 1;
-    }
-    r
-}
-
 /// The inverse in GF(2^8)/0x11b (0 maps to 0): `x^254`.
 const fn gf_inv(x: u8) -> u8 {
     let mut r = 1;
     let mut i = 0;
     while i < 254 {
-        r = gf_mul(r, x);
+        r = aes::gf_mul(r, x);
         i += 1;
     }
     r
@@ -629,18 +618,6 @@ fn affine(a: u64, x: u8, c: u8) -> u8 {
     })
 }
 
-/// The AES S-box, from its definition (inverse, then the affine map with 0x63).
-const fn sbox() -> [u8; 256] {
-    let mut t = [0; 256];
-    let mut i = 0;
-    while i < 256 {
-        let x = gf_inv(i as u8);
-        t[i] = x ^ x.rotate_left(1) ^ x.rotate_left(2) ^ x.rotate_left(3) ^ x.rotate_left(4) ^ 0x63;
-        i += 1;
-    }
-    t
-}
-const SBOX: [u8; 256] = sbox();
 const INV: [u8; 256] = {
     let mut t = [0; 256];
     let mut i = 0;
@@ -661,43 +638,9 @@ fn gf2p8affine(w: usize, x: &Vector, m: &Vector, c: u64, inverse: bool) -> Vecto
     d
 }
 
-fn aesenclast(a: &[u8], k: &[u8]) -> [u8; 16] {
-    let mut d = [0; 16];
-    for c in 0..4 {
-        for r in 0..4 {
-            d[r + 4 * c] = SBOX[a[r + 4 * ((c + r) % 4)] as usize] ^ k[r + 4 * c];
-        }
-    }
-    d
-}
-
-/// The inverse S-box.
-const INV_SBOX: [u8; 256] = {
-    let mut t = [0; 256];
-    let mut i = 0;
-    while i < 256 {
-        t[SBOX[i] as usize] = i as u8;
-        i += 1;
-    }
-    t
-};
-
-/// The AES state's byte at row `r`, column `c` after (Inv)ShiftRows, through `sbox` (byte `r + 4c` of a lane is
-/// row `r` of column `c`; ShiftRows takes column `c + r`, InvShiftRows column `c - r`).
-fn shift_sub(a: &[u8], sbox: &[u8; 256], inverse: bool) -> [u8; 16] {
-    std::array::from_fn(|i| {
-        let (r, c) = (i % 4, i / 4);
-        let from = if inverse { (c + 4 - r) % 4 } else { (c + r) % 4 };
-        sbox[a[r + 4 * from] as usize]
-    })
-}
-
-/// Each column multiplied by the circulant matrix of `coef` (MixColumns: 2 3 1 1; InvMixColumns: 14 11 13 9).
-fn mix(s: [u8; 16], coef: [u8; 4]) -> [u8; 16] {
-    std::array::from_fn(|i| {
-        let (r, c) = (i % 4, i / 4);
-        (0..4).fold(0, |x, j| x ^ gf_mul(coef[(j + 4 - r) % 4], s[4 * c + j]))
-    })
+/// A 16-byte lane of an operand.
+fn lane16(a: &[u8]) -> [u8; 16] {
+    a.try_into().expect("16 bytes")
 }
 
 fn xor16(a: [u8; 16], k: &[u8]) -> [u8; 16] {
@@ -705,25 +648,29 @@ fn xor16(a: [u8; 16], k: &[u8]) -> [u8; 16] {
 }
 
 fn aesenc(a: &[u8], k: &[u8]) -> [u8; 16] {
-    xor16(mix(shift_sub(a, &SBOX, false), [2, 3, 1, 1]), k)
+    xor16(aes::mix_columns(aes::sub_bytes(aes::shift_rows(lane16(a), false), false), false), k)
+}
+
+fn aesenclast(a: &[u8], k: &[u8]) -> [u8; 16] {
+    xor16(aes::sub_bytes(aes::shift_rows(lane16(a), false), false), k)
 }
 
 fn aesdec(a: &[u8], k: &[u8]) -> [u8; 16] {
-    xor16(inv_mix_columns(shift_sub(a, &INV_SBOX, true)), k)
+    xor16(inv_mix_columns(aes::sub_bytes(aes::shift_rows(lane16(a), true), true)), k)
 }
 
 fn aesdeclast(a: &[u8], k: &[u8]) -> [u8; 16] {
-    xor16(shift_sub(a, &INV_SBOX, true), k)
+    xor16(aes::sub_bytes(aes::shift_rows(lane16(a), true), true), k)
 }
 
 fn inv_mix_columns(s: [u8; 16]) -> [u8; 16] {
-    mix(s, [14, 11, 13, 9])
+    aes::mix_columns(s, true)
 }
 
 /// `aeskeygenassist`: dwords `SubWord(X1)`, `RotWord(SubWord(X1)) ^ rcon`, `SubWord(X3)`,
 /// `RotWord(SubWord(X3)) ^ rcon`, with `Xi` dword `i` of `a` and RotWord a rotation right by 8 bits.
 fn keygenassist(a: &[u8], rcon: u64) -> [u8; 16] {
-    let sub = |i: usize| u32::from_le_bytes(std::array::from_fn(|j| SBOX[a[4 * i + j] as usize]));
+    let sub = |i: usize| u32::from_le_bytes(std::array::from_fn(|j| aes::SBOX[a[4 * i + j] as usize]));
     let (x1, x3) = (sub(1), sub(3));
     let words = [x1, x1.rotate_right(8) ^ rcon as u32, x3, x3.rotate_right(8) ^ rcon as u32];
     std::array::from_fn(|i| words[i / 4].to_le_bytes()[i % 4])
@@ -1492,6 +1439,6 @@ mod tests {
 
     #[test]
     fn sbox_is_aes() {
-        assert_eq!((SBOX[0], SBOX[1], SBOX[0x53], SBOX[0xff]), (0x63, 0x7c, 0xed, 0x16));
+        assert_eq!((aes::SBOX[0], aes::SBOX[1], aes::SBOX[0x53], aes::SBOX[0xff]), (0x63, 0x7c, 0xed, 0x16));
     }
 }
