@@ -153,6 +153,22 @@ mod tools;
 pub mod win_memory;
 pub use tools::{ci, have_all, runs, tool_missing};
 
+/// A command that runs this test binary again: through the runner `cargo xtask cross` names in
+/// `ASMGEN_TEST_RUNNER` under emulation (`qemu-aarch64 -cpu ... -L ...`), as cargo started this one.
+pub fn rerun_this_binary() -> std::process::Command {
+    let exe = std::env::current_exe().unwrap();
+    let runner = std::env::var("ASMGEN_TEST_RUNNER").unwrap_or_default();
+    let mut words = runner.split_whitespace();
+    match words.next() {
+        Some(program) => {
+            let mut c = std::process::Command::new(program);
+            c.args(words).arg(&exe);
+            c
+        }
+        None => std::process::Command::new(&exe),
+    }
+}
+
 /// The workspace's root folder.
 pub fn workspace() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..")

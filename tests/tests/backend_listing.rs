@@ -40,17 +40,7 @@ fn listing_backends_maps_nothing_and_names_what_the_jit_makes() {
 /// Runs this binary's test `name` again with `ASMGEN_BACKEND=value` (under emulation through the runner that
 /// `cargo xtask cross` names in `ASMGEN_TEST_RUNNER`, as tests/tests/zeroize.rs does).
 fn rerun_with_backend(name: &str, value: &str) -> std::process::Output {
-    let exe = std::env::current_exe().unwrap();
-    let runner = std::env::var("ASMGEN_TEST_RUNNER").unwrap_or_default();
-    let mut words = runner.split_whitespace();
-    let mut cmd = match words.next() {
-        Some(program) => {
-            let mut c = std::process::Command::new(program);
-            c.args(words).arg(&exe);
-            c
-        }
-        None => std::process::Command::new(&exe),
-    };
+    let mut cmd = asmgen_tests::rerun_this_binary();
     cmd.args([name, "--exact", "--nocapture", "--test-threads=1"])
         .env("ASMGEN_BACKEND", value)
         .env("ASMGEN_EXPECT_OVERRIDE", value)

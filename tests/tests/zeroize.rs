@@ -349,18 +349,7 @@ fn reference_material_matches_the_runtime() {
 /// (`cargo xtask cross`) the binary is started through the runner the xtask names in `ASMGEN_TEST_RUNNER`
 /// (`qemu-aarch64 -cpu ... -L ...`), as cargo started this one.
 fn rerun_with(backend: &str) {
-    let exe = std::env::current_exe().unwrap();
-    let runner = std::env::var("ASMGEN_TEST_RUNNER").unwrap_or_default();
-    let mut words = runner.split_whitespace();
-    let mut cmd = match words.next() {
-        Some(program) => {
-            let mut c = std::process::Command::new(program);
-            c.args(words).arg(&exe);
-            c
-        }
-        None => std::process::Command::new(&exe),
-    };
-    let out = cmd
+    let out = asmgen_tests::rerun_this_binary()
         .args(["no_key_material_survives_drop", "--exact", "--nocapture", "--test-threads=1"])
         .env("ASMGEN_BACKEND", backend)
         .output()
