@@ -756,6 +756,8 @@ macro_rules! x86_64_table {
                 call:       "call"       (t: Target)                       [] => iced!(Call_rel32_64);
                 /// The indirect-branch landing pad (a NOP without CET IBT): the prologue's, as an instruction.
                 endbr64:    "endbr64"    ()                                [] => iced!(Endbr64);
+                /// No operation (one byte, 0x90): a placeholder the importer keeps where padding aligns nothing.
+                nop:        "nop"        ()                                [] => iced!(Nopd);
 
                 // --- 128-bit vector (VEX) -------------------------------------------------------------------------------
                 vmovdqu_load:  "vmovdqu" (d: X, s: M128)                   [Avx] as vmovdqu => iced!(VEX_Vmovdqu_xmm_xmmm128);

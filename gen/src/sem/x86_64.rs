@@ -974,6 +974,7 @@ static SEMS: &[Sem] = sems! {
         Ok(Flow::Call(l))
     };
     endbr64 [] 0, 0, 0, false, |m, o| Ok(());
+    nop [] 0, 0, 0, false, |m, o| Ok(());
     vmovdqu_load [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vmovdqu_store [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vmovdqa [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
