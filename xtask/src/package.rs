@@ -1,4 +1,4 @@
-//! `cargo xtask package-check`: the published crates as a user gets them. `cargo package` packs asmgen,
+//! `cargo xtask package-check`: the published crates as a user gets them. `cargo publish --dry-run` packs asmgen,
 //! asmgen-kernels and asmgen-runtime (the workspace's local registry overlay resolves their dependencies on
 //! each other); the `.crate` files are unpacked into an empty folder outside the repository, beside a tiny
 //! binary crate that depends on the unpacked runtime by path (and on the unpacked asmgen and asmgen-kernels
@@ -87,13 +87,13 @@ fn status(what: &str, cmd: &mut Command) -> Result<(), String> {
     }
 }
 
-/// Packs the crates (without cargo's own verification build: the probe builds them) into `target/package`,
-/// then unpacks each into `dir`, returning the unpacked folders.
+/// Packs the crates with `cargo publish --dry-run` (without cargo's own verification build: the probe builds
+/// them) into `target/package`, then unpacks each into `dir`, returning the unpacked folders.
 fn pack(root: &Path, dir: &Path) -> Result<Vec<PathBuf>, String> {
     let mut cmd = cargo();
-    cmd.current_dir(root).args(["package", "--no-verify", "--allow-dirty", "--quiet"]);
+    cmd.current_dir(root).args(["publish", "--dry-run", "--no-verify", "--allow-dirty", "--quiet"]);
     cmd.args(CRATES.iter().flat_map(|c| ["-p", c]));
-    status("cargo package", &mut cmd)?;
+    status("cargo publish --dry-run", &mut cmd)?;
     let version = env!("CARGO_PKG_VERSION");
     let mut unpacked = Vec::new();
     for name in CRATES {
