@@ -3,6 +3,9 @@
 //! the cc crate picks itself) and links them into the crate. The Rust declarations
 //! of their functions are generated too (`generated/<target>/mod.rs`) and included by `src/aot.rs`.
 //!
+//! `generated` is read beside this file: in the repository a symlink to the top-level `generated/`, in the
+//! packaged crate the copy `cargo package` made of the folders it links.
+//!
 //! Targets without listings build the portable backend only. `ASMGEN_NO_ASM=1` forces that.
 
 use std::path::PathBuf;
@@ -18,7 +21,11 @@ fn main() {
     // `generated/<arch>-<os>/` (asmgen's `Target::dir_name`: Rust's target_arch and target_os spellings); a
     // target without that folder has no listings.
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
-    let generated = manifest.join("..").join("generated");
+    let mut generated = manifest.join("generated");
+    // A checkout without symlinks (git on Windows without `core.symlinks`) has a file holding the link's text.
+    if !generated.is_dir() {
+        generated = manifest.join("..").join("generated");
+    }
     println!("cargo::rerun-if-changed={}", generated.display());
     let listings = generated.join(format!("{arch}-{os}"));
     if !listings.is_dir() {

@@ -85,7 +85,7 @@ pub use {aead, cipher, digest, universal_hash};
 
 /// The README's examples, compiled and run as this crate's doctests (`cargo test -p asmgen-runtime --doc`).
 #[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
+#[doc = include_str!("../README.md")]
 mod readme {}
 
 // Every API type may move to and be shared between threads: checked at compile time.

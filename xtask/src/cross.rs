@@ -50,7 +50,7 @@ const JIT: &[(&str, &str)] = &[("ASMGEN_BACKEND", "jit")];
 
 /// qemu 7.2 (bookworm) lacks riscv_hwprobe, so feature detection would see no extension there; qemu 10 from
 /// bookworm-backports has it and runs the vector crypto extensions. `.ci/fetch-qemu10.sh` puts it here.
-const QEMU10_RISCV: &str = ".tools/qemu10/usr/bin/qemu-riscv64";
+pub(crate) const QEMU10_RISCV: &str = ".tools/qemu10/usr/bin/qemu-riscv64";
 
 const RUNS: &[Run] = &[
     Run {

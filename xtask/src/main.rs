@@ -22,6 +22,9 @@
 //!   workspace): rustfmt, clippy and its tests natively, then under qemu-user and wine.
 //! * `import FILE.S|FILE.o [--out DIR]`, `import --check DIR`: assembled code read back into kernels
 //!   (`asmgen::import`), and the coverage report of a folder of objects.
+//! * `package-check [native|aarch64|riscv64|windows]`: the crates packed by `cargo package`, unpacked outside
+//!   the repository and built by a tiny crate that runs an SM4 known answer on the linked listings, natively,
+//!   under qemu-user and under wine.
 
 mod audit;
 mod cross;
@@ -30,6 +33,7 @@ mod example;
 mod import;
 mod json;
 mod model;
+mod package;
 
 use asmgen::emit::gas::Visibility;
 use asmgen::target::Syntax;
@@ -148,10 +152,11 @@ fn main() -> ExitCode {
         Some("jit-tests") => cross::jit_tests(&root()),
         Some("example") => example::run(&root(), &args[1..]),
         Some("import") => import::run(&args[1..]),
+        Some("package-check") => package::run(&root(), &args[1..]),
         Some("bench") if args.get(1).map(String::as_str) == Some("--model") => model::run(&root()),
         Some("bench") => cross::bench(&root(), &args[1..]),
         _ => Err(
-            "usage: cargo xtask <gen [--out DIR [--target T] [--prefix P] [--visibility hidden|default]] | check | report [target] | audit [target] [--json] | diff <rev> [<rev2>] [--json] | jit-tests | cross [arch | windows] | example [native | arch | windows] | import FILE [--out DIR] | import --check DIR | bench [filter] [--json FILE] [--svg DIR] [--libgcrypt DIR] | bench --model>"
+            "usage: cargo xtask <gen [--out DIR [--target T] [--prefix P] [--visibility hidden|default]] | check | report [target] | audit [target] [--json] | diff <rev> [<rev2>] [--json] | jit-tests | cross [arch | windows] | example [native | arch | windows] | import FILE [--out DIR] | import --check DIR | package-check [native | arch | windows] | bench [filter] [--json FILE] [--svg DIR] [--libgcrypt DIR] | bench --model>"
                 .into(),
         ),
     };
