@@ -145,16 +145,24 @@ fn reloc(
             let sym = file.symbol_by_index(i).map_err(|e| format!("relocation at {offset:#x}: {e}"))?;
             match sym.section_index() {
                 // Defined here: in a section (a label without a type or size is no `is_definition` to `object`).
-                Some(sec) => Place::In {
+                Some(sec) if sec.0 < sections.len() => Place::In {
                     section: sec.0,
-                    offset: sym.address() - section_address(sec),
+                    offset: sym.address().checked_sub(section_address(sec)).ok_or_else(|| {
+                        format!("relocation at {offset:#x}: a symbol before the start of its section")
+                    })?,
                     name: sym.name().ok().filter(|n| !n.is_empty()).map(strip),
                 },
+                Some(_) => return Err(format!("relocation at {offset:#x}: a symbol in no section")),
                 _ => Place::External(strip(sym.name().unwrap_or("?"))),
             }
         }
-        RelocationTarget::Section(sec) => Place::In { section: sec.0, offset: 0, name: None },
-        _ => return Err(format!("relocation at {offset:#x} of {}: an absolute target", s.name().unwrap_or("?"))),
+        RelocationTarget::Section(sec) if sec.0 < sections.len() => Place::In { section: sec.0, offset: 0, name: None },
+        _ => {
+            return Err(format!(
+                "relocation at {offset:#x} of {}: an absolute target, or a section it does not have",
+                s.name().unwrap_or("?")
+            ))
+        }
     };
     let size = (r.size() / 8).max(1);
     let field = sections[s.index().0].data.get(offset as usize..offset as usize + 4);
@@ -202,7 +210,7 @@ fn functions(
             continue;
         }
         let base = file.section_by_index(sec).map_or(0, |s| s.address());
-        let offset = sym.address() - base;
+        let Some(offset) = sym.address().checked_sub(base) else { continue };
         let global = sym.is_global();
         let entry = by_place.entry((sec.0, offset)).or_insert((strip(name), sym.size(), global));
         if global && !entry.2 {
@@ -216,7 +224,12 @@ fn functions(
             Some(((s, o), _)) if s == section => *o,
             _ => sections[*section].data.len() as u64,
         };
-        let size = if *size > 0 { (*size).min(end - offset) } else { end - offset };
+        // A symbol past its section's bytes (a corrupt object, or one in a section without contents) has none.
+        if *offset > sections[*section].data.len() as u64 {
+            continue;
+        }
+        let room = end.min(sections[*section].data.len() as u64).saturating_sub(*offset);
+        let size = if *size > 0 { (*size).min(room) } else { room };
         out.push(FunctionSymbol { name: name.clone(), section: *section, offset: *offset, size });
     }
     Ok(out)
