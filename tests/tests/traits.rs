@@ -386,3 +386,26 @@ fn universal_hash_bulk_path_matches_the_inherent_api_on_every_backend() {
         }
     }
 }
+
+/// A generic function bounded on each RustCrypto trait compiles with every asmgen type that offers it.
+#[test]
+fn every_type_fits_a_function_generic_over_its_traits() {
+    use asmgen_runtime::cipher::{BlockCipherDecrypt, BlockCipherEncrypt};
+    use asmgen_runtime::universal_hash::UniversalHash;
+    use asmgen_runtime::{Ghash, Polyval, Sm4, Sm4Gcm};
+    fn block<C: KeyInit + BlockCipherEncrypt + BlockCipherDecrypt + Send + Sync>() {}
+    fn aead<A: KeyInit + AeadInOut + Send + Sync>() {}
+    fn stream<S: KeyIvInit + StreamCipher + StreamCipherSeek + Send + Sync>() {}
+    fn mac<M: KeyInit + Mac + Send + Sync>() {}
+    fn universal<U: KeyInit + UniversalHash + Send + Sync>() {}
+    block::<Sm4>();
+    aead::<Sm4Gcm>();
+    aead::<Sm4CcmAead>();
+    aead::<Sm4CcmAead<U8, U12>>();
+    stream::<Sm4Ctr>();
+    mac::<Sm4Cmac>();
+    mac::<Sm4Xcbc>();
+    mac::<Sm4CbcMac>();
+    universal::<Ghash>();
+    universal::<Polyval>();
+}
