@@ -88,7 +88,7 @@ fn status(what: &str, cmd: &mut Command) -> Result<(), String> {
 }
 
 /// Packs the crates with `cargo publish --dry-run` (without cargo's own verification build: the probe builds
-/// them) into `target/package`, then unpacks each into `dir`, returning the unpacked folders.
+/// them) into `target/package/tmp-crate`, then unpacks each into `dir`, returning the unpacked folders.
 fn pack(root: &Path, dir: &Path) -> Result<Vec<PathBuf>, String> {
     let mut cmd = cargo();
     cmd.current_dir(root).args(["publish", "--dry-run", "--no-verify", "--allow-dirty", "--quiet"]);
@@ -97,7 +97,12 @@ fn pack(root: &Path, dir: &Path) -> Result<Vec<PathBuf>, String> {
     let version = env!("CARGO_PKG_VERSION");
     let mut unpacked = Vec::new();
     for name in CRATES {
-        let file = root.join(format!("target/package/{name}-{version}.crate"));
+        // Cargo writes a multi-package publish's files into `tmp-crate` (and a `cargo package` into the folder).
+        let file = ["target/package/tmp-crate", "target/package"]
+            .iter()
+            .map(|d| root.join(d).join(format!("{name}-{version}.crate")))
+            .find(|f| f.is_file())
+            .unwrap_or_else(|| root.join(format!("target/package/tmp-crate/{name}-{version}.crate")));
         let bytes = std::fs::metadata(&file).map_err(|e| format!("{}: {e}", file.display()))?.len();
         println!("== package-check: {name}-{version}.crate, {} KiB", bytes / 1024);
         // crates.io refuses a crate over 10 MB.
