@@ -140,7 +140,7 @@ fn whole_blocks_then_tail(
 
 /// Whole blocks (`input.len()` a multiple of 64) through `backend`.
 fn blocks_with(backend: Backend, input: &[u8], output: &mut [u8], key: &[u32; 8], counter: &[u32; 4]) {
-    debug_assert!(input.len() % BLOCK_BYTES == 0 && input.len() == output.len());
+    debug_assert!(input.len().is_multiple_of(BLOCK_BYTES) && input.len() == output.len());
     match backend {
         // SAFETY: the CPU has the kernel's features (checked by the caller); the kernel reads input.len()
         // bytes of input and the key and counter words, and writes as many bytes of output.
