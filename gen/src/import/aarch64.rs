@@ -91,15 +91,10 @@ impl Decode for Aarch64 {
             Operand::Sp => "SP".into(),
             Operand::Xzr | Operand::Wzr => "XZR".into(),
             Operand::Wsp => "SP".into(),
-            Operand::V(n)
-            | Operand::Q(n)
-            | Operand::D(n)
-            | Operand::S(n)
-            | Operand::List2(n, _)
-            | Operand::List3(n, _)
-            | Operand::List4(n, _) => format!("V({n})"),
             Operand::Imm(v) => format!("{v}"),
             Operand::Label(l) => format!("&{}", label(l)),
+            // The vector views and lists: the kernel names the register.
+            _ => format!("V({})", o.vector().unwrap_or_default()),
         }
     }
     const RUST_MODULE: &'static str = "asmgen::isa::aarch64";

@@ -162,6 +162,22 @@ pub enum Operand {
     List3(u8, &'static str),
 }
 
+impl Operand {
+    /// The vector register an operand names, in any view (`vN`, `qN`, `dN`, `sN`, the first of a list).
+    pub fn vector(&self) -> Option<u8> {
+        match self {
+            Operand::V(n)
+            | Operand::Q(n)
+            | Operand::D(n)
+            | Operand::S(n)
+            | Operand::List4(n, _)
+            | Operand::List3(n, _)
+            | Operand::List2(n, _) => Some(*n),
+            _ => None,
+        }
+    }
+}
+
 // Operand kinds: the builder's parameter types. Each converts from the registers/values it admits.
 macro_rules! kinds {
     ($( $(#[$doc:meta])* $kind:ident { $($from:ty => |$v:ident| $e:expr),* } )*) => {$(
@@ -1365,16 +1381,10 @@ fn register_error(o: &Operand) -> String {
         Operand::X(n) | Operand::W(n) => {
             format!("x{n} is not a general-purpose register: x0..=x30 (sp and xzr are SP and XZR)")
         }
-        Operand::V(n)
-        | Operand::Q(n)
-        | Operand::D(n)
-        | Operand::S(n)
-        | Operand::List4(n, _)
-        | Operand::List3(n, _)
-        | Operand::List2(n, _) => {
-            format!("v{n} is not a vector register: v0..=v31")
-        }
-        _ => format!("{o:?} is not a register"),
+        _ => match o.vector() {
+            Some(n) => format!("v{n} is not a vector register: v0..=v31"),
+            None => format!("{o:?} is not a register"),
+        },
     }
 }
 

@@ -93,15 +93,9 @@ fn set_gpr(m: &mut Machine<'_>, o: &Operand, v: u64) -> Result<(), Fault> {
 
 /// The vector register number of an operand.
 pub fn vreg(o: &Operand) -> usize {
-    match o {
-        Operand::V(n)
-        | Operand::Q(n)
-        | Operand::D(n)
-        | Operand::S(n)
-        | Operand::List4(n, _)
-        | Operand::List3(n, _)
-        | Operand::List2(n, _) => *n as usize,
-        _ => unreachable!("not a vector operand: {o:?}"),
+    match o.vector() {
+        Some(n) => n as usize,
+        None => unreachable!("not a vector operand: {o:?}"),
     }
 }
 
