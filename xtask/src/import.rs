@@ -1,45 +1,90 @@
 //! `cargo xtask import`: objects (or assembly, assembled first) read back into asmgen kernels
 //! ([`asmgen::import`]), and the coverage report of a folder of them.
 //!
-//! * `import FILE.S|FILE.o [--out DIR]`: per function, the kernel's Rust source in `DIR/<function>.rs` (default
-//!   `imported/`), and a line saying what became of each function.
-//! * `import --check DIR`: every object under `DIR` (assembly without an object beside it is assembled into a
+//! * `import FILE.S|FILE.o [--out DIR] [--arch A]`: per function, the kernel's Rust source in
+//!   `DIR/<function>.rs` (default `imported/`), and a line saying what became of each function. Assembly is
+//!   assembled for the architecture its name says (`x86_64`, `aarch64`/`armv8`, `riscv64`) or `--arch` names.
+//! * `import --check DIR [--arch A]`: every object under `DIR` (assembly without an object beside it is assembled into a
 //!   temporary folder, with `DIR/include` on the include path): per file and in total, instructions, those the
 //!   tables express, functions imported, functions re-encoded byte-identical, and the forms still missing, most
 //!   frequent first. It fails if a file cannot be read.
 
+use crate::shape;
 use asmgen::import::{import_file, import_object_with, Comments, Import, Outcome};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The assembler for a source file, from its name (`x86_64`, `armv8`/`aarch64`, `riscv64`).
-fn assembler(name: &str) -> Option<(&'static str, &'static [&'static str])> {
-    if name.contains("x86_64") || name.contains("x86-64") || name.contains("avx2") {
-        Some(("gcc", &[]))
-    } else if name.contains("armv8") || name.contains("aarch64") || name.contains("arm64") {
-        Some(("aarch64-linux-gnu-gcc", &["-march=armv8.2-a+crypto+sha3+sm4"]))
-    } else if name.contains("riscv64") {
-        // clang: GNU as 2.40 lacks the vector crypto extensions. No compressed forms and no linker relaxation,
-        // so the object holds the final bytes.
-        Some((
-            "clang-19",
-            &[
-                "--target=riscv64-linux-gnu",
-                "-march=rv64gv_zbb_zbc_zbkb_zbkc_zbkx_zknd_zkne_zknh_zksed_zksh_zvbb_zvbc_zvkg_zvkned_zvknhb_zvksed_zvksh",
-                "-mno-relax",
-            ],
-        ))
-    } else {
-        None
+/// The architecture of a source file: named by `--arch`, or read from the file's name.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Arch {
+    X86_64,
+    Aarch64,
+    Riscv64,
+}
+
+impl Arch {
+    /// The architecture `--arch` names (`x86_64`, `aarch64`, `riscv64`).
+    fn parse(name: &str) -> Result<Arch, String> {
+        match name {
+            "x86_64" => Ok(Arch::X86_64),
+            "aarch64" => Ok(Arch::Aarch64),
+            "riscv64" => Ok(Arch::Riscv64),
+            _ => Err(format!("--arch {name}: not x86_64, aarch64 or riscv64")),
+        }
+    }
+
+    /// The architecture a file's name says (`x86_64`, `armv8`/`aarch64`, `riscv64`), if any.
+    fn of_name(name: &str) -> Option<Arch> {
+        if name.contains("x86_64") || name.contains("x86-64") || name.contains("avx2") {
+            Some(Arch::X86_64)
+        } else if name.contains("armv8") || name.contains("aarch64") || name.contains("arm64") {
+            Some(Arch::Aarch64)
+        } else if name.contains("riscv64") {
+            Some(Arch::Riscv64)
+        } else {
+            None
+        }
+    }
+
+    /// The compiler driver that assembles this architecture's `.S` files, and its flags.
+    fn assembler(self) -> (&'static str, &'static [&'static str]) {
+        match self {
+            Arch::X86_64 => ("gcc", &[]),
+            Arch::Aarch64 => ("aarch64-linux-gnu-gcc", &["-march=armv8.2-a+crypto+sha3+sm4"]),
+            // clang: GNU as 2.40 lacks the vector crypto extensions. No compressed forms and no linker
+            // relaxation, so the object holds the final bytes.
+            Arch::Riscv64 => (
+                "clang-19",
+                &[
+                    "--target=riscv64-linux-gnu",
+                    "-march=rv64gv_zbb_zbc_zbkb_zbkc_zbkx_zknd_zkne_zknh_zksed_zksh_zvbb_zvbc_zvkg_zvkned_zvknhb_zvksed_zvksh",
+                    "-mno-relax",
+                ],
+            ),
+        }
+    }
+
+    /// The objdump that reads this architecture's line table, and the source's comment marker.
+    fn objdump(self) -> (&'static str, &'static str) {
+        match self {
+            Arch::X86_64 => ("objdump", "#"),
+            Arch::Aarch64 => ("aarch64-linux-gnu-objdump", "//"),
+            Arch::Riscv64 => ("riscv64-linux-gnu-objdump", "#"),
+        }
     }
 }
 
-/// Assembles `src` into `out` (the include path: `include` folders above it, up to `root`).
-fn assemble(src: &Path, out: &Path, includes: &[PathBuf]) -> Result<(), String> {
+/// The architecture of source file `src`: `arch` where `--arch` named one, else what its name says.
+fn arch_of(src: &Path, arch: Option<Arch>) -> Result<Arch, String> {
     let name = src.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
-    let (cc, flags) =
-        assembler(&name).ok_or_else(|| format!("{}: which architecture? (the name says none)", src.display()))?;
+    arch.or_else(|| Arch::of_name(&name))
+        .ok_or_else(|| format!("{}: which architecture? (the name says none; name it with --arch)", src.display()))
+}
+
+/// Assembles `src` for `arch` into `out` (the include path: `includes`).
+fn assemble(src: &Path, arch: Arch, out: &Path, includes: &[PathBuf]) -> Result<(), String> {
+    let (cc, flags) = arch.assembler();
     let mut cmd = Command::new(cc);
     // -g: the line table, through which the source's comments are carried over.
     cmd.args(flags).arg("-g").arg("-c").arg("-o").arg(out).arg(src);
@@ -55,33 +100,49 @@ fn assemble(src: &Path, out: &Path, includes: &[PathBuf]) -> Result<(), String> 
 
 /// Runs `cargo xtask import ...`.
 pub fn run(args: &[String]) -> Result<(), String> {
-    match args {
-        [flag, dir] if flag == "--check" => check(Path::new(dir)),
-        [file] => one(Path::new(file), Path::new("imported")),
-        [file, flag, out] if flag == "--out" => one(Path::new(file), Path::new(out)),
-        _ => Err("usage: cargo xtask import FILE.S|FILE.o [--out DIR] | import --check DIR".into()),
+    const USAGE: &str =
+        "usage: cargo xtask import FILE.S|FILE.o [--out DIR] [--arch A] | import --check DIR [--arch A]";
+    let (mut check_dir, mut file, mut out, mut arch) = (None, None, None, None);
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = || it.next().ok_or_else(|| format!("{a}: a value is missing; {USAGE}"));
+        match a.as_str() {
+            "--check" => check_dir = Some(value()?),
+            "--out" => out = Some(value()?),
+            "--arch" => arch = Some(Arch::parse(value()?)?),
+            f if !f.starts_with("--") && file.is_none() => file = Some(f),
+            _ => return Err(format!("{a}: unexpected; {USAGE}")),
+        }
+    }
+    match (check_dir, file) {
+        (Some(dir), None) if out.is_none() => check(Path::new(dir), arch),
+        (None, Some(file)) => one(Path::new(file), Path::new(out.map(String::as_str).unwrap_or("imported")), arch),
+        _ => Err(USAGE.into()),
     }
 }
 
 /// The object of `file`: itself, or the assembly assembled into a temporary folder.
-fn object_of(file: &Path, tmp: &Path, includes: &[PathBuf]) -> Result<PathBuf, String> {
+fn object_of(file: &Path, arch: Option<Arch>, tmp: &Path, includes: &[PathBuf]) -> Result<PathBuf, String> {
     let ext = file.extension().map(|e| e.to_string_lossy().to_string()).unwrap_or_default();
     if ext == "S" || ext == "s" || ext == "asm" {
         std::fs::create_dir_all(tmp).map_err(|e| e.to_string())?;
         let o = tmp.join(file.with_extension("o").file_name().unwrap());
-        assemble(file, &o, includes)?;
+        assemble(file, arch_of(file, arch)?, &o, includes)?;
         Ok(o)
     } else {
         Ok(file.to_path_buf())
     }
 }
 
-fn one(file: &Path, out: &Path) -> Result<(), String> {
+fn one(file: &Path, out: &Path, arch: Option<Arch>) -> Result<(), String> {
     let tmp = std::env::temp_dir().join(format!("asmgen-import-{}", std::process::id()));
     let includes: Vec<PathBuf> = file.parent().map(|p| p.join("include")).into_iter().filter(|p| p.is_dir()).collect();
-    let obj = object_of(file, &tmp, &includes)?;
+    let obj = object_of(file, arch, &tmp, &includes)?;
     let bytes = std::fs::read(&obj).map_err(|e| format!("{}: {e}", obj.display()))?;
-    let comments = if obj == file { Comments::new() } else { comments(file, &obj) };
+    let comments = match arch_of(file, arch) {
+        Ok(a) if obj != file => comments(file, a, &obj),
+        _ => Comments::new(),
+    };
     let import = import_object_with(&file.display().to_string(), &bytes, &comments).map_err(|e| e.to_string())?;
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     for f in &import.functions {
@@ -104,15 +165,9 @@ fn one(file: &Path, out: &Path) -> Result<(), String> {
 /// The comments of assembly source `src` by the offset of the instruction they precede (or follow on its line)
 /// in the object's `.text`, from the object's line table (`objdump --dwarf=decodedline`). None where the
 /// table does not tell sections apart (code in more than one section) or the tools are missing.
-fn comments(src: &Path, obj: &Path) -> Comments {
+fn comments(src: &Path, arch: Arch, obj: &Path) -> Comments {
     let name = src.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
-    let (objdump, marker) = if name.contains("x86") || name.contains("avx2") {
-        ("objdump", "#")
-    } else if name.contains("riscv64") {
-        ("riscv64-linux-gnu-objdump", "#")
-    } else {
-        ("aarch64-linux-gnu-objdump", "//")
-    };
+    let (objdump, marker) = arch.objdump();
     let (Ok(text), Ok(table)) =
         (std::fs::read_to_string(src), Command::new(objdump).args(["--dwarf=decodedline"]).arg(obj).output())
     else {
@@ -154,6 +209,22 @@ fn comments(src: &Path, obj: &Path) -> Comments {
     out
 }
 
+/// The disassembler's text of the instructions of `obj` that the importer knows only as words (aarch64, riscv64),
+/// by function and offset; empty for x86_64, whose forms iced-x86 names.
+fn word_forms(import: &Import, obj: &Path) -> std::collections::HashMap<(String, u64), String> {
+    let objdump = match import.arch {
+        asmgen::Arch::Aarch64 => Arch::Aarch64.objdump().0,
+        asmgen::Arch::Riscv64 => Arch::Riscv64.objdump().0,
+        _ => return Default::default(),
+    };
+    let any_word = import.functions.iter().flat_map(|f| &f.missing).any(|m| m.form.starts_with("word "));
+    if any_word {
+        shape::disassembly(objdump, obj)
+    } else {
+        Default::default()
+    }
+}
+
 /// The kind of reason a function is not byte-identical, for the report's tally (without offsets and operands).
 fn reason_kind(why: &str) -> String {
     if why.contains("inside another function") {
@@ -172,7 +243,7 @@ fn reason_kind(why: &str) -> String {
 }
 
 /// Every object (and assembly file without one) under `dir`, sorted.
-fn inputs(dir: &Path) -> Vec<PathBuf> {
+fn inputs(dir: &Path, arch: Option<Arch>) -> Vec<PathBuf> {
     fn walk(d: &Path, out: &mut Vec<PathBuf>) {
         let Ok(rd) = std::fs::read_dir(d) else { return };
         for e in rd.flatten() {
@@ -191,7 +262,7 @@ fn inputs(dir: &Path) -> Vec<PathBuf> {
         .iter()
         .filter(|p| match ext(p).as_str() {
             "o" | "obj" => true,
-            "S" | "s" => !all.contains(&p.with_extension("o")) && assembler(&p.to_string_lossy()).is_some(),
+            "S" | "s" => !all.contains(&p.with_extension("o")) && arch_of(p, arch).is_ok(),
             _ => false,
         })
         .cloned()
@@ -235,10 +306,10 @@ impl Totals {
     }
 }
 
-fn check(dir: &Path) -> Result<(), String> {
+fn check(dir: &Path, arch: Option<Arch>) -> Result<(), String> {
     let tmp = std::env::temp_dir().join(format!("asmgen-import-check-{}", std::process::id()));
     let includes: Vec<PathBuf> = [dir.join("include")].into_iter().filter(|p| p.is_dir()).collect();
-    let files = inputs(dir);
+    let files = inputs(dir, arch);
     if files.is_empty() {
         return Err(format!("{}: no objects or assembly files", dir.display()));
     }
@@ -246,16 +317,18 @@ fn check(dir: &Path) -> Result<(), String> {
     let mut missing: BTreeMap<(String, String), usize> = BTreeMap::new();
     let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
     for file in &files {
-        let obj = object_of(file, &tmp, &includes)?;
+        let obj = object_of(file, arch, &tmp, &includes)?;
         let import = import_file(&obj).map_err(|e| e.to_string())?;
         let mut t = Totals::default();
         t.add(&import);
         let shown = file.strip_prefix(dir).unwrap_or(file).display().to_string();
         println!("{}", t.line(&shown));
         per_arch.entry(format!("{:?}", import.arch)).or_default().add(&import);
+        let words = word_forms(&import, &obj);
         for f in &import.functions {
             for m in &f.missing {
-                *missing.entry((format!("{:?}", import.arch), m.form.clone())).or_default() += 1;
+                let form = words.get(&(f.name.clone(), m.offset)).map_or_else(|| m.form.clone(), |t| shape::generic(t));
+                *missing.entry((format!("{:?}", import.arch), form)).or_default() += 1;
             }
             let why = match &f.outcome {
                 Outcome::NotImported(w) if f.missing.is_empty() => {

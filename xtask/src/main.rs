@@ -34,6 +34,7 @@ mod import;
 mod json;
 mod model;
 mod package;
+mod shape;
 
 use asmgen::emit::gas::Visibility;
 use asmgen::target::Syntax;
@@ -156,7 +157,7 @@ fn main() -> ExitCode {
         Some("bench") if args.get(1).map(String::as_str) == Some("--model") => model::run(&root()),
         Some("bench") => cross::bench(&root(), &args[1..]),
         _ => Err(
-            "usage: cargo xtask <gen [--out DIR [--target T] [--prefix P] [--visibility hidden|default]] | check | report [target] | audit [target] [--json] | diff <rev> [<rev2>] [--json] | jit-tests | cross [arch | windows] | example [native | arch | windows] | import FILE [--out DIR] | import --check DIR | package-check [native | arch | windows] | bench [filter] [--json FILE] [--svg DIR] [--libgcrypt DIR] | bench --model>"
+            "usage: cargo xtask <gen [--out DIR [--target T] [--prefix P] [--visibility hidden|default]] | check | report [target] | audit [target] [--json] | diff <rev> [<rev2>] [--json] | jit-tests | cross [arch | windows] | example [native | arch | windows] | import FILE [--out DIR] [--arch A] | import --check DIR [--arch A] | package-check [native | arch | windows] | bench [filter] [--json FILE] [--svg DIR] [--libgcrypt DIR] | bench --model>"
                 .into(),
         ),
     };

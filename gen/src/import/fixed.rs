@@ -89,20 +89,22 @@ fn invert(fields: &[&Field], encoded: i64, bits: u32, signed: bool) -> Vec<i64> 
     let v0 = if lo < 0 && hi > 0 && map(0).is_ok() { 0 } else { lo };
     if let (Ok(m0), Ok(m1)) = (map(v0), map(v0 + step)) {
         let d = modm(m1 - m0);
+        // `k` steps from `v0` give `encoded`, and every `period` steps the encoding comes round again.
         let k = if d == 1 {
-            Some(modm(encoded - m0))
+            Some((modm(encoded - m0), m))
         } else if d == m - 1 {
-            Some(modm(m0 - encoded))
-        } else if d != 0 {
+            Some((modm(m0 - encoded), m))
+        } else if d != 0 && m % d == 0 {
             // A map that keeps the value in steps (a branch offset in halfwords: `v -> v`, step 2).
-            [encoded, encoded - m].into_iter().find(|e| (e - m0) % d == 0).map(|e| (e - m0) / d)
+            let k = modm(encoded - m0);
+            (k % d == 0).then_some((k / d, m / d))
         } else {
             None
         };
-        if let Some(k) = k {
+        if let Some((k, period)) = k {
             // The range may be of a part of the value (riscv64 memory operands hold base and offset): only the
             // map decides.
-            out.extend([v0 + step * k, v0 + step * (k - m)].into_iter().filter(|&v| hits(v)));
+            out.extend([v0 + step * k, v0 + step * (k - period)].into_iter().filter(|&v| hits(v)));
         }
     }
     if out.is_empty() && (hi - lo) / step <= 1 << 16 {

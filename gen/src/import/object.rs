@@ -193,7 +193,7 @@ fn reloc(
     Ok(Some(Reloc { target, addend, size }))
 }
 
-/// The function symbols of `file`: named code symbols, one per address, sized by the symbol or by the next
+/// The function symbols of `file`: named code symbols (and global labels without a type), one per address, sized by the symbol or by the next
 /// symbol (or the section's end).
 fn functions(
     file: &object::File,
@@ -206,7 +206,12 @@ fn functions(
         let Some(section) = sections.get(sec.0) else { continue };
         let name = sym.name().unwrap_or("");
         let local = name.starts_with(".L") || name.starts_with("L") || name.starts_with('$') || name.is_empty();
-        if !section.code || local || !sym.is_definition() || sym.kind() == object::SymbolKind::Section {
+        // A global label without a type (hand-written assembly without `.type`) names a function too.
+        let untyped_global = sym.is_global()
+            && !sym.is_undefined()
+            && matches!(sym.kind(), object::SymbolKind::Unknown | object::SymbolKind::Label);
+        let defined = sym.is_definition() || untyped_global;
+        if !section.code || local || !defined || sym.kind() == object::SymbolKind::Section {
             continue;
         }
         let base = file.section_by_index(sec).map_or(0, |s| s.address());
