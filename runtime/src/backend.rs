@@ -58,8 +58,9 @@ pub(crate) fn parse_request(value: &str) -> Result<Request, Error> {
 
 /// What `ASMGEN_BACKEND` asks for: `Ok(None)` when it is unset or empty, `Ok(Some("portable" | "aot" | "jit"))`,
 /// or [`Error::InvalidEnvironment`] for a value the runtime does not know (a misspelling, or `jit` in a build
-/// without the features `jit` and `interp`). The dispatchers cannot fail, so they choose as if the variable were unset; an
-/// application that wants such a mistake to be seen calls this at startup:
+/// without the features `jit` and `interp`), in `ASMGEN_BACKEND` or in `ASMGEN_ISA` (the x86_64 feature cap:
+/// `avx`, `avx2`, `vaes`, `gfni`). The dispatchers cannot fail, so they choose as if the variable were unset;
+/// an application that wants such a mistake to be seen calls this at startup:
 ///
 /// ```
 /// if let Err(e) = asmgen_runtime::backend_override() {
@@ -67,6 +68,7 @@ pub(crate) fn parse_request(value: &str) -> Result<Request, Error> {
 /// }
 /// ```
 pub fn backend_override() -> Result<Option<&'static str>, Error> {
+    crate::cpu::check_cap()?;
     Ok(match read_request()? {
         Request::Best => None,
         Request::Portable => Some("portable"),

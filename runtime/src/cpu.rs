@@ -6,6 +6,7 @@
 //! `gfni` hides AVX-512 only. Every cap hides AVX-512 (AVX512F, AVX512BW, AVX512VL): `avx2` (or `gfni`) is the
 //! setting for CPUs that lower their clock under zmm code. Every kernel set needing a hidden feature is then unavailable, listings and JIT alike.
 
+use crate::Error;
 use std::sync::OnceLock;
 
 /// Whether the CPU has `feature` (a table name) and `ASMGEN_ISA` does not hide it. Unknown names are absent.
@@ -28,15 +29,34 @@ enum Cap {
     Gfni,
 }
 
+/// The cap, read once; a value [`read_cap`] rejects counts as unset (see [`crate::backend_override`]).
 fn cap() -> Cap {
     static C: OnceLock<Cap> = OnceLock::new();
-    *C.get_or_init(|| match std::env::var("ASMGEN_ISA").map(|v| v.to_ascii_lowercase()).as_deref() {
-        Ok("avx") => Cap::Avx,
-        Ok("avx2") => Cap::Avx2,
-        Ok("vaes") => Cap::Vaes,
-        Ok("gfni") => Cap::Gfni,
-        _ => Cap::None,
-    })
+    *C.get_or_init(|| read_cap().unwrap_or(Cap::None))
+}
+
+/// `ASMGEN_ISA`: unset or empty, or `avx`, `avx2`, `vaes`, `gfni` (in any case); anything else is an error.
+fn read_cap() -> Result<Cap, Error> {
+    let value = match std::env::var("ASMGEN_ISA") {
+        Ok(v) => v,
+        Err(std::env::VarError::NotPresent) => return Ok(Cap::None),
+        Err(std::env::VarError::NotUnicode(v)) => v.to_string_lossy().into_owned(),
+    };
+    match value.to_ascii_lowercase().as_str() {
+        "" => Ok(Cap::None),
+        "avx" => Ok(Cap::Avx),
+        "avx2" => Ok(Cap::Avx2),
+        "vaes" => Ok(Cap::Vaes),
+        "gfni" => Ok(Cap::Gfni),
+        _ => {
+            Err(Error::InvalidEnvironment { var: "ASMGEN_ISA", value, expected: "avx, avx2, vaes or gfni (or unset)" })
+        }
+    }
+}
+
+/// Whether `ASMGEN_ISA` holds a value the runtime knows (unset counts as known).
+pub(crate) fn check_cap() -> Result<(), Error> {
+    read_cap().map(|_| ())
 }
 
 /// The AVX-512 features, hidden under every cap.

@@ -32,7 +32,7 @@ pub enum Error {
     /// An environment variable the runtime reads has a value it does not know (see
     /// [`crate::backend_override`]); the dispatchers go on as if it were unset.
     InvalidEnvironment {
-        /// The variable (`ASMGEN_BACKEND`).
+        /// The variable (`ASMGEN_BACKEND`, `ASMGEN_ISA`).
         var: &'static str,
         /// Its value.
         value: String,

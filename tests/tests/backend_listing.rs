@@ -1,8 +1,8 @@
 //! Listing the backends (`sm4_backend_table`, `sm4_backends`, `hash_backends`, `backends`) maps no memory:
 //! the JIT's sets are named without being assembled (counted in /proc/self/maps), and the names are those the
 //! JIT then makes, in the same order. A process of its own, since any `jit/` backend made by another test
-//! would map the JIT first (the other test here makes none). And a misspelt `ASMGEN_BACKEND` is an error
-//! that `backend_override` reports, while the dispatchers choose as if it were unset.
+//! would map the JIT first (the other test here makes none). And a misspelt `ASMGEN_BACKEND` or `ASMGEN_ISA` is
+//! an error that `backend_override` reports, while the dispatchers choose as if it were unset.
 
 use asmgen_runtime::{backends, hash_backends, sm4_backend_table, sm4_backends, Polyval, Sm4};
 
@@ -72,5 +72,32 @@ fn a_misspelt_backend_is_an_error_the_application_sees() {
             let best = sm4_backends().into_iter().last().unwrap();
             assert_eq!(Sm4::new(&[1; 16]).backend(), best.replace("jit/", "aot/"));
         }
+    }
+}
+
+#[test]
+fn a_misspelt_isa_cap_is_an_error_the_application_sees() {
+    const NAME: &str = "a_misspelt_isa_cap_is_an_error_the_application_sees";
+    let Ok(value) = std::env::var("ASMGEN_EXPECT_ISA") else {
+        for value in ["avx3", "AVX2", "", "gfni"] {
+            let mut cmd = asmgen_tests::rerun_this_binary();
+            cmd.args([NAME, "--exact", "--nocapture", "--test-threads=1"])
+                .env("ASMGEN_ISA", value)
+                .env("ASMGEN_EXPECT_ISA", value)
+                .env_remove("ASMGEN_BACKEND");
+            let out = cmd.output().unwrap();
+            assert!(out.status.success(), "ASMGEN_ISA={value}: {}", String::from_utf8_lossy(&out.stdout));
+        }
+        return;
+    };
+    if value == "avx3" {
+        let e = asmgen_runtime::backend_override().unwrap_err();
+        assert!(matches!(&e, asmgen_runtime::Error::InvalidEnvironment { var: "ASMGEN_ISA", .. }), "{e:?}");
+        assert!(e.to_string().contains("\"avx3\""), "{e}");
+        // The dispatchers choose as if it were unset: the best listings' set.
+        let best = sm4_backends().into_iter().last().unwrap();
+        assert_eq!(Sm4::new(&[1; 16]).backend(), best.replace("jit/", "aot/"));
+    } else {
+        assert_eq!(asmgen_runtime::backend_override(), Ok(None), "ASMGEN_ISA={value}");
     }
 }
