@@ -82,6 +82,22 @@ imp_crypto:
 	.option	pop
 	.size	imp_crypto, .-imp_crypto
 
+# A call to a subroutine of its own, which keeps ra on the stack around it, and a call to another function.
+	.globl	imp_calls
+	.type	imp_calls, @function
+imp_calls:
+	addi	sp, sp, -16
+	sd	ra, 8(sp)
+	call	.Ldouble
+	call	imp_bitmanip
+	ld	ra, 8(sp)
+	addi	sp, sp, 16
+	ret
+.Ldouble:
+	add	a0, a0, a0
+	ret
+	.size	imp_calls, .-imp_calls
+
 # No `.type` and no `.size` (hand-written assembly often has neither): a global label names the function,
 # which ends where the section does. Its loop closes with
 # a backward `j`, whose 20-bit offset the decoder inverts without a search.

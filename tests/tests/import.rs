@@ -142,7 +142,11 @@ fn importer_aarch64_hand_written_forms_round_trip() {
 
 #[test]
 fn importer_riscv64_hand_written_forms_round_trip() {
-    round_trip_hand_written("riscv64.S", &LLVM_RISCV64, &["imp_bitmanip", "imp_vector", "imp_crypto", "imp_untyped"]);
+    round_trip_hand_written(
+        "riscv64.S",
+        &LLVM_RISCV64,
+        &["imp_bitmanip", "imp_vector", "imp_crypto", "imp_calls", "imp_untyped"],
+    );
 }
 
 /// Assembles `text` (x86_64, GNU as, Intel syntax) and imports it.

@@ -389,3 +389,54 @@ fn a_wrong_model_is_caught() {
     let doctored_entries: &[&str] = if cpu_has(RvFeature::V) { &["xor", "vxor_vv"] } else { &["xor"] };
     semantics::assert_caught(&Rv::new(doctored), 1, 16, doctored_entries);
 }
+
+/// `call` to a subroutine of the function and its `ret`: `call sub; addi t0, t0, 2; j end; sub: add t0, t0, t0;
+/// ret; end:` run on this CPU (in a naked function that keeps its own `ra` on the stack) and by the interpreter
+/// (the return from the subroutine comes back after the call), from random values: the same `t0`.
+#[test]
+fn call_and_ret_agree_with_this_cpu() {
+    use asmgen::isa::riscv64::regs::*;
+    use asmgen::sem::interp::Program;
+    let body = |b: &mut Builder<Riscv64>| {
+        let (sub, end) = (b.label("sub"), b.label("end"));
+        b.call(&sub);
+        b.addi(T0, T0, 2);
+        b.j(&end);
+        b.bind(&sub);
+        b.add(T0, T0, T0);
+        b.ret();
+        b.bind(&end);
+    };
+    let mut b = Builder::<Riscv64>::new("calls", Abi::Lp64d, &[]);
+    b.naked();
+    b.addi(SP, SP, -16);
+    b.sd(RA, mem(SP, 8));
+    b.ld(T0, mem(A0, 0));
+    body(&mut b);
+    b.sd(T0, mem(A0, 0));
+    b.ld(RA, mem(SP, 8));
+    b.addi(SP, SP, 16);
+    b.ret();
+    let f = b.finish().unwrap();
+    let image = asmgen::lower::lower(&[&f]).unwrap();
+    let sym = image.symbol("calls").unwrap();
+    let exec = Exec::new(&image.bytes[sym.offset..sym.offset + sym.len]);
+    let mut model = Builder::<Riscv64>::new("model", Abi::Lp64d, &[]);
+    model.naked();
+    body(&mut model);
+    let model = model.finish().unwrap();
+    let program = Program::<Riscv64>::new(&model);
+    let mut rng = Rng::new(0xca11);
+    for _ in 0..64 {
+        let v = rng.next_u64();
+        let mut native = [v];
+        // SAFETY: the function keeps ra on its stack, restores sp and touches only `native`.
+        unsafe { exec.run(&mut native) };
+        let mut m = Machine { state: State::new(128), mem: &mut semantics::Buffer { base: 0, bytes: vec![] } };
+        m.state.x[5] = v;
+        m.state.x[2] = 0x10000;
+        program.run(&mut m, 100, &mut |_, _, _| {}).unwrap();
+        assert_eq!(m.state.x[5], native[0], "t0 from {v:#x}");
+        assert_eq!(m.state.x[5], v.wrapping_mul(2).wrapping_add(2));
+    }
+}

@@ -61,6 +61,12 @@ pub trait Operands32: crate::platform::Isa + InstructionSet<Encoding = Encoding>
     fn invert(_map: Map, _encoded: i64) -> Option<i64> {
         None
     }
+    /// The value of an operand split over the two words of a pair (riscv64's `auipc` + `addi`/`jalr`: one
+    /// offset's high and low parts), from the maps of its fields in each word and what they encode there; `None`
+    /// where the maps are not such a pair.
+    fn join(_maps: (Map, Map), _encoded: (i64, i64)) -> Option<i64> {
+        None
+    }
     /// The opcode of entry `index`.
     fn op_at(index: usize) -> Self::Op;
     /// The words of padding and of the landing pad.
@@ -143,6 +149,16 @@ fn values<I: Operands32>(e: &Encoding, words: &[u32], kinds: &[&str]) -> Option<
         let same: Vec<&Field> = fs.iter().copied().filter(|f| f.map as usize == fs[0].map as usize).collect();
         let bits = same.iter().map(|f| u32::from(f.from + f.width)).max().unwrap_or(0);
         let encoded = same.iter().fold(0i64, |acc, f| acc | extract(w, f));
+        // An operand in both words of a pair: its parts joined.
+        let in_second: Vec<&Field> =
+            e.second.map_or(Vec::new(), |(_, f)| f.iter().filter(|f| f.operand as usize == j).collect());
+        if let (Some(f2), Some(w2), true) = (in_second.first(), words.get(1), w == words[0]) {
+            let encoded2 = in_second.iter().fold(0i64, |acc, f| acc | extract(*w2, f));
+            if let Some(v) = I::join((same[0].map, f2.map), (encoded, encoded2)) {
+                vals[j] = v;
+                continue;
+            }
+        }
         vals[j] = match I::invert(same[0].map, encoded) {
             Some(v) => v,
             None => *invert(&same, encoded, bits, I::signed(kind)).first()?,

@@ -4,7 +4,8 @@
 use super::decode::{Decode, Decoded, Refs, Unknown};
 use super::fixed::{self, Operands32, Pattern};
 use crate::ir::Inst;
-use crate::isa::riscv64::{mem, Op, Operand, Riscv64, VType, VTypePol, X};
+use crate::isa::fixed::Map;
+use crate::isa::riscv64::{self, mem, Op, Operand, Riscv64, VType, VTypePol, X};
 use crate::label::Label;
 use std::sync::OnceLock;
 
@@ -40,6 +41,12 @@ impl Operands32 for Riscv64 {
     }
     fn label_operand(l: Label) -> Operand {
         Operand::Label(l)
+    }
+    fn join((first, second): (Map, Map), (hi, lo): (i64, i64)) -> Option<i64> {
+        // `auipc`'s 20 bits are the offset's bits 31..12 with the low part's sign added; the low 12 bits sign-extend.
+        let pair =
+            std::ptr::fn_addr_eq(first, riscv64::hi20 as Map) && std::ptr::fn_addr_eq(second, riscv64::lo12 as Map);
+        pair.then(|| i64::from((hi << 12) as i32) + ((lo << 52) >> 52))
     }
     fn op_at(index: usize) -> Op {
         Op::ALL[index]

@@ -321,12 +321,12 @@ fn joff(v: i64) -> Result<i64, OutOfRange> {
 }
 
 /// `auipc`'s 20 bits of a PC-relative offset: rounded so that the sign-extended low 12 bits add back.
-fn hi20(v: i64) -> Result<i64, OutOfRange> {
+pub(crate) fn hi20(v: i64) -> Result<i64, OutOfRange> {
     Range::new("offset", -(1i64 << 31) - 0x800, (1i64 << 31) - 0x801).check(v).map(|v| ((v + 0x800) >> 12) & 0xf_ffff)
 }
 
 /// The low 12 bits of a PC-relative offset (sign-extended by `addi`).
-fn lo12(v: i64) -> Result<i64, OutOfRange> {
+pub(crate) fn lo12(v: i64) -> Result<i64, OutOfRange> {
     Ok(v & 0xfff)
 }
 
@@ -424,6 +424,9 @@ const JT: &[Field] = &[
 // `lla`: auipc rd, hi20 ; addi rd, rd, lo12.
 const AUIPC: &[Field] = &[fld(0, RD, 5), mapped(1, 12, 20, hi20)];
 const ADDI_LO: &[Field] = &[fld(0, RD, 5), fld(0, RS1, 5), mapped(1, 20, 12, lo12)];
+// `call`: auipc ra, hi20 ; jalr ra, lo12(ra).
+const CALL_HI: &[Field] = &[mapped(0, 12, 20, hi20)];
+const CALL_LO: &[Field] = &[mapped(0, 20, 12, lo12)];
 
 // Encoding helpers: field positions of the base formats.
 const RD: u8 = 7;
@@ -556,6 +559,10 @@ macro_rules! riscv64_table {
                     => label2(0x0000_0017, AUIPC, 0x0000_0013, ADDI_LO, 1, LabelValue::Offset);
                 /// `jal zero, t`.
                 j:      "j"      (t: Target)                    [] => label(0x0000_006f, JT, 0, LabelValue::Offset);
+                /// Call a label within +-2 GiB: `auipc ra, hi20; jalr ra, lo12(ra)`, `ra` the return address. The
+                /// interpreter runs a call to a label of the same function, which returns by `ret`.
+                call:   "call"   (t: Target)                    []
+                    => label2(0x0000_0097, CALL_HI, 0x0000_80e7, CALL_LO, 0, LabelValue::Offset);
                 /// `beq a, zero, t`.
                 beqz:   "beqz"   (a: Xr, t: Target)             [] => label(0x0000_0063, BZ, 1, LabelValue::Offset);
                 /// `bne a, zero, t`.

@@ -192,6 +192,18 @@ fn branch<'o>(m: &Machine<'_>, o: &'o [Operand], taken: fn(u64, u64) -> bool) ->
     }
 }
 
+/// The value `call` leaves in `ra`: the interpreter has no return address, and returns by its own record.
+pub const RETURN_MARK: u64 = 0x5245_5455_524e_0000;
+
+/// `call t`: `ra` holds the return address (a marker here), then the label.
+fn call<'o>(m: &mut Machine<'_>, o: &'o [Operand]) -> Flow<'o> {
+    m.state.set_x(1, RETURN_MARK);
+    match &o[0] {
+        Operand::Label(l) => Flow::Call(l),
+        other => unreachable!("call takes a label, not {other:?}"),
+    }
+}
+
 fn clmul(a: u64, b: u64) -> u128 {
     (0..64).filter(|i| (b >> i) & 1 == 1).fold(0, |r, i| r ^ ((a as u128) << i))
 }
@@ -766,6 +778,7 @@ static SEMS: &[Sem] = sems! {
     ret [] flow |m, o| Flow::Ret;
     lla [W, N] |m, o| { let v = address(m, &o[1])?; set_xr(m, &o[0], v) };
     j [N] flow |m, o| branch(m, o, |_, _| true);
+    call [N] flow |m, o| call(m, o);
     beqz [R, N] flow |m, o| branch(m, o, |a, _| a == 0);
     bnez [R, N] flow |m, o| branch(m, o, |a, _| a != 0);
     beq [R, R, N] flow |m, o| branch(m, o, |a, b| a == b);
