@@ -17,6 +17,7 @@
 //! * `bench [filter] [--json FILE] [--svg DIR] [--libgcrypt DIR]`: the benchmark table (this project beside
 //!   libgcrypt, OpenSSL and RustCrypto); `--json` writes the figures, `--svg` one chart per family (paths relative
 //!   to the workspace root); `--libgcrypt DIR` or `ASMGEN_LIBGCRYPT_DIR=DIR` loads libgcrypt from DIR.
+//! * `bench limits`: the cycles per instruction the zmm kernels are bound by, and their floors in c/B.
 //! * `bench --model`: llvm-mca-19 cycles/byte of the aarch64 and riscv64 hot loops (no such hardware here).
 //! * `example [native|aarch64|riscv64|windows]`: the worked example `examples/chacha20` (a crate outside the
 //!   workspace): rustfmt, clippy and its tests natively, then under qemu-user and wine.

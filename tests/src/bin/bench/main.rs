@@ -24,6 +24,8 @@ use std::time::{Duration, Instant};
 use universal_hash::UniversalHash;
 
 mod fresh;
+#[cfg(target_arch = "x86_64")]
+mod limits;
 
 /// Processes one message, returning a byte of the result (so the work cannot be optimised away).
 type RunFn = Box<dyn FnMut(&[u8]) -> u8>;
@@ -1033,6 +1035,13 @@ fn main() {
     println!("method: {}", figures.method);
     if filter.as_deref().is_none_or(|f| "jit".starts_with(&f.to_ascii_lowercase())) {
         jit_report();
+    }
+    if filter.as_deref().is_none_or(|f| f.eq_ignore_ascii_case("limits")) {
+        #[cfg(target_arch = "x86_64")]
+        limits::print(ghz);
+    }
+    if filter.as_deref().is_some_and(|f| f.eq_ignore_ascii_case("limits")) {
+        return;
     }
     let gcrypt_dir = args.libgcrypt.clone().or_else(|| std::env::var_os("ASMGEN_LIBGCRYPT_DIR").map(Into::into));
     let gcrypt = match gcrypt::load(gcrypt_dir.as_deref()) {

@@ -1,0 +1,271 @@
+//! The machine's limits the x86_64 zmm kernels are measured against (`cargo xtask bench limits`): each
+//! instruction issued in twelve independent streams in a loop, so that only its throughput counts, and the
+//! mixes of the kernels' inner loops the same way. Cycles per instruction at the core clock the run measured;
+//! from them the floor of each kernel in cycles per byte. Needs AVX-512 (F, BW), VPCLMULQDQ and GFNI; elsewhere
+//! it says so and measures nothing.
+
+use std::time::Instant;
+
+/// One loop: what it issues, how many of it per iteration, and the loop.
+struct Stream {
+    what: &'static str,
+    per_iter: f64,
+    run: unsafe fn(u64),
+}
+
+/// Defines `unsafe fn $name(n)`: `n` iterations of the instructions `$line`, on zmm16..zmm27 from zmm28/zmm29.
+macro_rules! stream {
+    ($name:ident, $($line:literal),* $(,)?) => {
+        #[target_feature(enable = "avx512f,avx512bw,avx512vl,gfni,vpclmulqdq,vaes")]
+        unsafe fn $name(n: u64) {
+            // SAFETY (of the caller): the CPU has the features. The loop touches only the clobbered registers.
+            unsafe {
+                std::arch::asm!(
+                    "2:",
+                    $($line,)*
+                    "sub {n}, 1",
+                    "jnz 2b",
+                    n = inout(reg) n => _,
+                    out("zmm16") _, out("zmm17") _, out("zmm18") _, out("zmm19") _, out("zmm20") _,
+                    out("zmm21") _, out("zmm22") _, out("zmm23") _, out("zmm24") _, out("zmm25") _,
+                    out("zmm26") _, out("zmm27") _,
+                    options(nostack, nomem),
+                );
+            }
+        }
+    };
+}
+
+stream!(
+    clmul_x,
+    "vpclmulqdq xmm16, xmm28, xmm29, 0",
+    "vpclmulqdq xmm17, xmm28, xmm29, 0",
+    "vpclmulqdq xmm18, xmm28, xmm29, 0",
+    "vpclmulqdq xmm19, xmm28, xmm29, 0",
+    "vpclmulqdq xmm20, xmm28, xmm29, 0",
+    "vpclmulqdq xmm21, xmm28, xmm29, 0",
+    "vpclmulqdq xmm22, xmm28, xmm29, 0",
+    "vpclmulqdq xmm23, xmm28, xmm29, 0",
+    "vpclmulqdq xmm24, xmm28, xmm29, 0",
+    "vpclmulqdq xmm25, xmm28, xmm29, 0",
+    "vpclmulqdq xmm26, xmm28, xmm29, 0",
+    "vpclmulqdq xmm27, xmm28, xmm29, 0",
+);
+
+stream!(
+    clmul_y,
+    "vpclmulqdq ymm16, ymm28, ymm29, 0",
+    "vpclmulqdq ymm17, ymm28, ymm29, 0",
+    "vpclmulqdq ymm18, ymm28, ymm29, 0",
+    "vpclmulqdq ymm19, ymm28, ymm29, 0",
+    "vpclmulqdq ymm20, ymm28, ymm29, 0",
+    "vpclmulqdq ymm21, ymm28, ymm29, 0",
+    "vpclmulqdq ymm22, ymm28, ymm29, 0",
+    "vpclmulqdq ymm23, ymm28, ymm29, 0",
+    "vpclmulqdq ymm24, ymm28, ymm29, 0",
+    "vpclmulqdq ymm25, ymm28, ymm29, 0",
+    "vpclmulqdq ymm26, ymm28, ymm29, 0",
+    "vpclmulqdq ymm27, ymm28, ymm29, 0",
+);
+
+stream!(
+    clmul_z,
+    "vpclmulqdq zmm16, zmm28, zmm29, 0",
+    "vpclmulqdq zmm17, zmm28, zmm29, 0",
+    "vpclmulqdq zmm18, zmm28, zmm29, 0",
+    "vpclmulqdq zmm19, zmm28, zmm29, 0",
+    "vpclmulqdq zmm20, zmm28, zmm29, 0",
+    "vpclmulqdq zmm21, zmm28, zmm29, 0",
+    "vpclmulqdq zmm22, zmm28, zmm29, 0",
+    "vpclmulqdq zmm23, zmm28, zmm29, 0",
+    "vpclmulqdq zmm24, zmm28, zmm29, 0",
+    "vpclmulqdq zmm25, zmm28, zmm29, 0",
+    "vpclmulqdq zmm26, zmm28, zmm29, 0",
+    "vpclmulqdq zmm27, zmm28, zmm29, 0",
+);
+
+stream!(
+    gfni_z,
+    "vgf2p8affineinvqb zmm16, zmm28, zmm29, 0",
+    "vgf2p8affineinvqb zmm17, zmm28, zmm29, 0",
+    "vgf2p8affineinvqb zmm18, zmm28, zmm29, 0",
+    "vgf2p8affineinvqb zmm19, zmm28, zmm29, 0",
+    "vgf2p8affineinvqb zmm20, zmm28, zmm29, 0",
+    "vgf2p8affineinvqb zmm21, zmm28, zmm29, 0",
+    "vgf2p8affineinvqb zmm22, zmm28, zmm29, 0",
+    "vgf2p8affineinvqb zmm23, zmm28, zmm29, 0",
+    "vgf2p8affineinvqb zmm24, zmm28, zmm29, 0",
+    "vgf2p8affineinvqb zmm25, zmm28, zmm29, 0",
+    "vgf2p8affineinvqb zmm26, zmm28, zmm29, 0",
+    "vgf2p8affineinvqb zmm27, zmm28, zmm29, 0",
+);
+
+stream!(
+    prold_z,
+    "vprold zmm16, zmm28, 8",
+    "vprold zmm17, zmm28, 8",
+    "vprold zmm18, zmm28, 8",
+    "vprold zmm19, zmm28, 8",
+    "vprold zmm20, zmm28, 8",
+    "vprold zmm21, zmm28, 8",
+    "vprold zmm22, zmm28, 8",
+    "vprold zmm23, zmm28, 8",
+    "vprold zmm24, zmm28, 8",
+    "vprold zmm25, zmm28, 8",
+    "vprold zmm26, zmm28, 8",
+    "vprold zmm27, zmm28, 8",
+);
+
+stream!(
+    ternlog_z,
+    "vpternlogd zmm16, zmm28, zmm29, 0x96",
+    "vpternlogd zmm17, zmm28, zmm29, 0x96",
+    "vpternlogd zmm18, zmm28, zmm29, 0x96",
+    "vpternlogd zmm19, zmm28, zmm29, 0x96",
+    "vpternlogd zmm20, zmm28, zmm29, 0x96",
+    "vpternlogd zmm21, zmm28, zmm29, 0x96",
+    "vpternlogd zmm22, zmm28, zmm29, 0x96",
+    "vpternlogd zmm23, zmm28, zmm29, 0x96",
+    "vpternlogd zmm24, zmm28, zmm29, 0x96",
+    "vpternlogd zmm25, zmm28, zmm29, 0x96",
+    "vpternlogd zmm26, zmm28, zmm29, 0x96",
+    "vpternlogd zmm27, zmm28, zmm29, 0x96",
+);
+
+stream!(
+    shufb_z,
+    "vpshufb zmm16, zmm28, zmm29",
+    "vpshufb zmm17, zmm28, zmm29",
+    "vpshufb zmm18, zmm28, zmm29",
+    "vpshufb zmm19, zmm28, zmm29",
+    "vpshufb zmm20, zmm28, zmm29",
+    "vpshufb zmm21, zmm28, zmm29",
+    "vpshufb zmm22, zmm28, zmm29",
+    "vpshufb zmm23, zmm28, zmm29",
+    "vpshufb zmm24, zmm28, zmm29",
+    "vpshufb zmm25, zmm28, zmm29",
+    "vpshufb zmm26, zmm28, zmm29",
+    "vpshufb zmm27, zmm28, zmm29",
+);
+
+stream!(
+    xor_z,
+    "vpxorq zmm16, zmm28, zmm29",
+    "vpxorq zmm17, zmm28, zmm29",
+    "vpxorq zmm18, zmm28, zmm29",
+    "vpxorq zmm19, zmm28, zmm29",
+    "vpxorq zmm20, zmm28, zmm29",
+    "vpxorq zmm21, zmm28, zmm29",
+    "vpxorq zmm22, zmm28, zmm29",
+    "vpxorq zmm23, zmm28, zmm29",
+    "vpxorq zmm24, zmm28, zmm29",
+    "vpxorq zmm25, zmm28, zmm29",
+    "vpxorq zmm26, zmm28, zmm29",
+    "vpxorq zmm27, zmm28, zmm29",
+);
+
+stream!(
+    sm4_round_z,
+    "vgf2p8affineinvqb zmm16, zmm28, zmm29, 0",
+    "vgf2p8affineinvqb zmm17, zmm28, zmm29, 0",
+    "vgf2p8affineinvqb zmm18, zmm28, zmm29, 0",
+    "vprold zmm19, zmm28, 8",
+    "vprold zmm20, zmm28, 8",
+    "vprold zmm21, zmm28, 8",
+    "vpternlogd zmm22, zmm28, zmm29, 0x96",
+    "vpternlogd zmm23, zmm28, zmm29, 0x96",
+    "vpternlogd zmm24, zmm28, zmm29, 0x96",
+    "vpternlogd zmm25, zmm28, zmm29, 0x96",
+    "vgf2p8affineinvqb zmm26, zmm28, zmm29, 0",
+    "vgf2p8affineinvqb zmm27, zmm28, zmm29, 0",
+    "vgf2p8affineinvqb zmm16, zmm28, zmm29, 0",
+    "vprold zmm17, zmm28, 8",
+    "vprold zmm18, zmm28, 8",
+    "vprold zmm19, zmm28, 8",
+    "vpternlogd zmm20, zmm28, zmm29, 0x96",
+    "vpternlogd zmm21, zmm28, zmm29, 0x96",
+    "vpternlogd zmm22, zmm28, zmm29, 0x96",
+    "vpternlogd zmm23, zmm28, zmm29, 0x96",
+);
+
+stream!(
+    ghash_group_z,
+    "vpclmulqdq zmm16, zmm28, zmm29, 0",
+    "vpclmulqdq zmm17, zmm28, zmm29, 0",
+    "vpclmulqdq zmm18, zmm28, zmm29, 0",
+    "vpshufd zmm19, zmm28, 0x4e",
+    "vpxorq zmm20, zmm28, zmm29",
+    "vpxorq zmm21, zmm28, zmm29",
+    "vpxorq zmm22, zmm28, zmm29",
+    "vpxorq zmm23, zmm28, zmm29",
+    "vpclmulqdq zmm24, zmm28, zmm29, 0",
+    "vpclmulqdq zmm25, zmm28, zmm29, 0",
+    "vpclmulqdq zmm26, zmm28, zmm29, 0",
+    "vpshufd zmm27, zmm28, 0x4e",
+    "vpxorq zmm16, zmm28, zmm29",
+    "vpxorq zmm17, zmm28, zmm29",
+    "vpxorq zmm18, zmm28, zmm29",
+    "vpxorq zmm19, zmm28, zmm29",
+);
+
+/// The single-instruction streams.
+const STREAMS: &[Stream] = &[
+    Stream { what: "vpclmulqdq xmm", per_iter: 12.0, run: clmul_x },
+    Stream { what: "vpclmulqdq ymm", per_iter: 12.0, run: clmul_y },
+    Stream { what: "vpclmulqdq zmm", per_iter: 12.0, run: clmul_z },
+    Stream { what: "vgf2p8affineinvqb zmm", per_iter: 12.0, run: gfni_z },
+    Stream { what: "vprold zmm", per_iter: 12.0, run: prold_z },
+    Stream { what: "vpternlogd zmm", per_iter: 12.0, run: ternlog_z },
+    Stream { what: "vpshufb zmm", per_iter: 12.0, run: shufb_z },
+    Stream { what: "vpxorq zmm", per_iter: 12.0, run: xor_z },
+];
+
+/// Cycles per iteration of `run`: the fastest of five timings of `iters` iterations, at the fastest clock of
+/// `ghz` and the add chains timed between them (a busy machine shows as a slower chain, never a faster one).
+fn cycles(run: unsafe fn(u64), iters: u64, ghz: f64) -> f64 {
+    // SAFETY: `print` checked the features before any stream runs.
+    unsafe { run(iters / 10) };
+    let (mut clock, mut best) = (ghz, f64::MAX);
+    for _ in 0..5 {
+        clock = clock.max(super::clock_sample().unwrap_or(0.0));
+        let t = Instant::now();
+        // SAFETY: as above.
+        unsafe { run(iters) };
+        best = best.min(t.elapsed().as_nanos() as f64 / iters as f64);
+    }
+    best * clock
+}
+
+/// Whether this CPU runs the streams.
+fn supported() -> bool {
+    use std::arch::is_x86_feature_detected as d;
+    d!("avx512f") && d!("avx512bw") && d!("avx512vl") && d!("gfni") && d!("vpclmulqdq") && d!("vaes")
+}
+
+/// Prints the limits at core clock `ghz` (GHz).
+pub fn print(ghz: Option<f64>) {
+    let Some(ghz) = ghz.filter(|_| supported()) else {
+        println!("limits: need AVX-512 (F, BW, VL), VPCLMULQDQ, GFNI, VAES and a calibrated clock; none measured");
+        return;
+    };
+    const ITERS: u64 = 2_000_000;
+    println!("limits at {ghz:.2} GHz: cycles per instruction, twelve independent streams");
+    for s in STREAMS {
+        println!("  {:<24} {:>6.2}", s.what, cycles(s.run, ITERS, ghz) / s.per_iter);
+    }
+    // The SM4 round (gfni-avx512): 3 vgf2p8affineinvqb, 3 vprold, 4 vpternlogd per 16 blocks (256 bytes).
+    let round = cycles(sm4_round_z, ITERS, ghz) / 2.0;
+    println!(
+        "  SM4 round mix (3 GFNI, 3 vprold, 4 vpternlogd): {round:.2} cycles per 16 blocks; 32 rounds: {:.3} c/B",
+        32.0 * round / 256.0
+    );
+    // GHASH (vpclmul-avx512): per four blocks (64 bytes) 3 vpclmulqdq (Karatsuba), the data's half-sums
+    // (vpshufd, vpxorq) and three sums (vpxorq).
+    let clmul = cycles(clmul_z, ITERS, ghz) / 12.0;
+    let group = cycles(ghash_group_z, ITERS, ghz) / 2.0;
+    println!(
+        "  GHASH: 3 vpclmulqdq per 64 bytes: {:.3} c/B; with the group's shuffle and xors: {group:.2} cycles, {:.3} c/B",
+        3.0 * clmul / 64.0,
+        group / 64.0
+    );
+}
