@@ -38,7 +38,7 @@ pub struct Unknown {
 pub const REFERENCE: &str = "a reference";
 
 /// The decoders: one per ISA, derived from its table.
-pub trait Decode: Isa + Lower {
+pub trait Decode: Isa<Operand: PartialEq> + Lower {
     /// Decodes the instruction at `code[at..]`; `refs` resolves what it refers to.
     fn decode(code: &[u8], at: usize, refs: &mut Refs) -> Result<(Decoded<Self>, usize), Unknown>;
     /// The bits of the `len` bytes of `inst` that a relocation patching `size` bytes at byte `field` of it leaves

@@ -304,7 +304,7 @@ fn frame_bounds<I: Decode>(abi: Abi, frame: &Frame<I>, body: &[Item<I>]) -> Opti
     let (pro, epi) = (insts(&pro), insts(&epi));
     let body_insts: Vec<(usize, &Inst<I>)> =
         body.iter().enumerate().filter_map(|(k, i)| if let Item::Inst(x) = i { Some((k, x)) } else { None }).collect();
-    let same = |a: &Inst<I>, b: &Inst<I>| a.op == b.op && format!("{:?}", a.operands) == format!("{:?}", b.operands);
+    let same = |a: &Inst<I>, b: &Inst<I>| a.op == b.op && a.operands == b.operands;
     if body_insts.len() < pro.len() + epi.len()
         || !pro.iter().zip(&body_insts).all(|(p, (_, b))| same(p, b))
         || !epi.iter().rev().zip(body_insts.iter().rev()).all(|(e, (_, b))| same(e, b))
