@@ -219,7 +219,8 @@ fn word_forms(import: &Import, obj: &Path) -> std::collections::HashMap<(String,
     };
     let any_word = import.functions.iter().flat_map(|f| &f.missing).any(|m| m.form.starts_with("word "));
     if any_word {
-        shape::disassembly(objdump, obj)
+        let names: Vec<&str> = import.functions.iter().map(|f| f.name.as_str()).collect();
+        shape::disassembly(objdump, obj, &names)
     } else {
         Default::default()
     }
@@ -242,14 +243,16 @@ fn reason_kind(why: &str) -> String {
     }
 }
 
-/// Every object (and assembly file without one) under `dir`, sorted.
+/// Every object (and assembly file without one) under `dir`, sorted; `include` folders hold headers, skipped.
 fn inputs(dir: &Path, arch: Option<Arch>) -> Vec<PathBuf> {
     fn walk(d: &Path, out: &mut Vec<PathBuf>) {
         let Ok(rd) = std::fs::read_dir(d) else { return };
         for e in rd.flatten() {
             let p = e.path();
-            if p.is_dir() {
+            if p.is_dir() && p.file_name().is_some_and(|n| n != "include") {
                 walk(&p, out);
+            } else if p.is_dir() {
+                // DIR/include holds what the files include, not files to import.
             } else {
                 out.push(p);
             }

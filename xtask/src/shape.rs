@@ -6,9 +6,10 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::process::Command;
 
-/// The disassembler's text of every instruction of object `obj`, by function name and offset in it. Empty where
+/// The disassembler's text of every instruction of object `obj`, by function name and offset in it (other
+/// symbols `objdump` heads a block with, such as riscv64's `.Lpcrel_hi0`, do not start a function). Empty where
 /// `objdump` is missing or fails (the report then shows words).
-pub fn disassembly(objdump: &str, obj: &Path) -> HashMap<(String, u64), String> {
+pub fn disassembly(objdump: &str, obj: &Path, functions: &[&str]) -> HashMap<(String, u64), String> {
     let Ok(out) = Command::new(objdump).arg("-d").arg(obj).output() else { return HashMap::new() };
     let text = String::from_utf8_lossy(&out.stdout);
     let mut map = HashMap::new();
@@ -17,7 +18,9 @@ pub fn disassembly(objdump: &str, obj: &Path) -> HashMap<(String, u64), String> 
         // A function's header: `0000000000000000 <name>:`.
         if let Some((addr, rest)) = line.split_once(" <") {
             if let (Some(name), Ok(base)) = (rest.strip_suffix(">:"), u64::from_str_radix(addr.trim(), 16)) {
-                function = Some((name.to_string(), base));
+                if functions.contains(&name) {
+                    function = Some((name.to_string(), base));
+                }
                 continue;
             }
         }
