@@ -209,12 +209,13 @@ impl Peer {
 /// The OpenSSL cipher name and key length for a benchmark kind ("SM4-CBC-DEC" -> SM4-CBC, 16), `None` for kinds
 /// no OpenSSL has (GB/T XTS).
 pub fn sm4_name(kind: &str) -> Option<(&'static str, usize)> {
-    const NAMES: [(&str, &str, usize); 8] = [
+    const NAMES: [(&str, &str, usize); 9] = [
         ("SM4-ECB", "SM4-ECB", 16),
         ("SM4-CTR", "SM4-CTR", 16),
         ("SM4-CBC-ENC", "SM4-CBC", 16),
         ("SM4-CBC-DEC", "SM4-CBC", 16),
         ("SM4-CFB-DEC", "SM4-CFB", 16),
+        ("SM4-CFB-ENC", "SM4-CFB", 16),
         ("SM4-XTS", "SM4-XTS", 32),
         ("SM4-GCM", "SM4-GCM", 16),
         ("SM4-CMAC", "SM4-CBC", 16),

@@ -200,7 +200,7 @@ fn gcrypt_peer(kind: &str, mode: Option<i32>, lib: gcrypt::Lib) -> Contender {
             })
         }
         _ => {
-            let mut c = gcrypt_sm4::Sm4::new(lib, mode, false).expect("libgcrypt has SM4 in this mode");
+            let mut c = gcrypt_sm4::Sm4::new(lib, mode, 0, false).expect("libgcrypt has SM4 in this mode");
             let klen = if kind == "SM4-XTS" { 32 } else { 16 };
             rekeyed(format!("libgcrypt {version} {kind}, a new key per message"), false, move |k, m| {
                 c.rekey(&k[..klen]);

@@ -178,6 +178,8 @@ mod gcrypt {
     pub const MODE_XTS: c_int = 13;
     /// GCRY_MAC_CMAC_SM4.
     pub const MAC_CMAC_SM4: c_int = 212;
+    /// GCRY_CIPHER_CBC_MAC: CBC mode computes a CBC-MAC (the output is the last block).
+    pub const FLAG_CBC_MAC: u32 = 8;
 
     type Handle = *mut c_void;
 
@@ -306,15 +308,15 @@ mod gcrypt_sm4 {
     }
 
     impl Sm4 {
-        /// `mode` a GCRY_CIPHER_MODE_*, or `None` for CMAC.
-        pub fn new(lib: Lib, mode: Option<i32>, decrypt: bool) -> Option<Sm4> {
+        /// `mode` a GCRY_CIPHER_MODE_*, or `None` for CMAC; `flags` GCRY_CIPHER_* flags for `gcry_cipher_open`.
+        pub fn new(lib: Lib, mode: Option<i32>, flags: u32, decrypt: bool) -> Option<Sm4> {
             let mut h: *mut c_void = std::ptr::null_mut();
             let key = [0x42u8; 32];
             // SAFETY: valid out-pointer and key buffer; sizes as gcrypt.h documents.
             unsafe {
                 match mode {
                     Some(m) => {
-                        if (lib.open)(&mut h, gcrypt::SM4, m, 0) != 0 {
+                        if (lib.open)(&mut h, gcrypt::SM4, m, flags) != 0 {
                             return None;
                         }
                         let klen = if m == gcrypt::MODE_XTS { 32 } else { 16 };
@@ -390,17 +392,20 @@ mod gcrypt_sm4 {
 }
 
 /// The SM4 modes benchmarked, with their libgcrypt mode (`None`: CMAC) and direction.
-const SM4_KINDS: [(&str, Option<i32>, bool); 10] = [
+const SM4_KINDS: [(&str, Option<i32>, bool); 13] = [
     ("SM4-ECB", Some(gcrypt::MODE_ECB), false),
     ("SM4-CTR", Some(gcrypt::MODE_CTR), false),
     ("SM4-CBC-ENC", Some(gcrypt::MODE_CBC), false),
     ("SM4-CBC-DEC", Some(gcrypt::MODE_CBC), true),
+    ("SM4-CFB-ENC", Some(gcrypt::MODE_CFB), false),
     ("SM4-CFB-DEC", Some(gcrypt::MODE_CFB), true),
     ("SM4-XTS", Some(gcrypt::MODE_XTS), false),
     ("SM4-XTS-GB", None, false),
     ("SM4-GCM", Some(gcrypt::MODE_GCM), false),
     ("SM4-GCM-DEC", Some(gcrypt::MODE_GCM), true),
     ("SM4-CMAC", None, false),
+    ("SM4-CBC-MAC", Some(gcrypt::MODE_CBC), false),
+    ("SM4-XCBC", None, false),
 ];
 
 /// A contender that encrypts (or MACs) each message in place in its own 8 KiB buffer.
@@ -513,7 +518,7 @@ fn sm4_fixed(kind: &str) -> Option<Contender> {
 
 /// Ours on the given backend for an SM4 kind.
 fn sm4_ours(kind: &str, backend: Option<&str>) -> Contender {
-    use asmgen_runtime::{Sm4, Sm4Cmac, Sm4Gcm, Sm4Xts};
+    use asmgen_runtime::{Sm4, Sm4CbcMac, Sm4Cmac, Sm4Gcm, Sm4Xcbc, Sm4Xts};
     let key = [0x42u8; 16];
     let b = backend.map(str::to_string).unwrap_or_else(|| Sm4::new(&key).backend().to_string());
     let s = Sm4::with_backend(&key, &b).expect("listed backend");
@@ -538,6 +543,10 @@ fn sm4_ours(kind: &str, backend: Option<&str>) -> Contender {
         }),
         "SM4-CFB-DEC" => in_place(name, true, move |m| {
             s.decrypt_cfb(&mut iv.clone(), m).unwrap();
+            m[0]
+        }),
+        "SM4-CFB-ENC" => in_place(name, true, move |m| {
+            s.encrypt_cfb(&mut iv.clone(), m).unwrap();
             m[0]
         }),
         "SM4-XTS" | "SM4-XTS-GB" => {
@@ -574,6 +583,22 @@ fn sm4_ours(kind: &str, backend: Option<&str>) -> Contender {
                 c.finalize()[0]
             })
         }
+        "SM4-CBC-MAC" => {
+            let c = Sm4CbcMac::with_backend(&key, &b).expect("listed backend");
+            in_place(name, true, move |m| {
+                let mut c = c.clone();
+                c.update(m);
+                c.finalize()[0]
+            })
+        }
+        "SM4-XCBC" => {
+            let c = Sm4Xcbc::with_backend(&key, &b).expect("listed backend");
+            in_place(name, true, move |m| {
+                let mut c = c.clone();
+                c.update(m);
+                c.finalize()[0]
+            })
+        }
         _ => unreachable!("{kind}"),
     }
 }
@@ -589,7 +614,7 @@ fn sm4_rustcrypto(kind: &str) -> Contender {
         match kind {
             "SM4-CTR" => "ctr 0.10",
             "SM4-CBC-ENC" | "SM4-CBC-DEC" => "cbc 0.2",
-            "SM4-CFB-DEC" => "cfb-mode 0.9",
+            "SM4-CFB-DEC" | "SM4-CFB-ENC" => "cfb-mode 0.9",
             "SM4-XTS" => "xts-mode 0.6",
             "SM4-GCM" | "SM4-GCM-DEC" => "aes-gcm 0.11",
             "SM4-CMAC" => "cmac 0.8",
@@ -620,6 +645,10 @@ fn sm4_rustcrypto(kind: &str) -> Contender {
         }),
         "SM4-CFB-DEC" => in_place(name, false, move |m| {
             cfb_mode::Decryptor::<sm4::Sm4>::inner_iv_init(k.clone(), &iv.into()).decrypt(m);
+            m[0]
+        }),
+        "SM4-CFB-ENC" => in_place(name, false, move |m| {
+            cfb_mode::Encryptor::<sm4::Sm4>::inner_iv_init(k.clone(), &iv.into()).encrypt(m);
             m[0]
         }),
         "SM4-XTS" => {
@@ -700,10 +729,15 @@ fn sm4_contenders(kind: &str, mode: Option<i32>, decrypt: bool, libs: Libs) -> (
     }
     v.extend(sm4_fixed(kind));
     let mut missing = Vec::new();
-    if kind != "SM4-XTS-GB" {
-        v.push(sm4_rustcrypto(kind));
+    if kind == "SM4-XCBC" {
+        missing.push(Missing { name: "SM4-XCBC".into(), install: "no peer here implements it; ours only" });
+    } else if kind != "SM4-XTS-GB" {
+        if kind != "SM4-CBC-MAC" {
+            v.push(sm4_rustcrypto(kind));
+        }
         let gmode = if kind == "SM4-CMAC" { None } else { mode };
-        match lib.and_then(|lib| gcrypt_sm4::Sm4::new(lib, gmode, decrypt).map(|h| (lib, h))) {
+        let flags = if kind == "SM4-CBC-MAC" { gcrypt::FLAG_CBC_MAC } else { 0 };
+        match lib.and_then(|lib| gcrypt_sm4::Sm4::new(lib, gmode, flags, decrypt).map(|h| (lib, h))) {
             Some((lib, mut h)) => {
                 v.push(in_place(format!("libgcrypt {} {kind}", gcrypt::version(&lib)), false, move |m| h.run(m)))
             }
