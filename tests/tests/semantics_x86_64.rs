@@ -51,6 +51,7 @@ fn host_has(f: X86Feature) -> bool {
         X86Feature::Avx512bw => is_x86_feature_detected!("avx512bw"),
         X86Feature::Avx512vl => is_x86_feature_detected!("avx512vl"),
         X86Feature::Movbe => is_x86_feature_detected!("movbe"),
+        X86Feature::Rdrand => is_x86_feature_detected!("rdrand"),
     }
 }
 

@@ -127,6 +127,9 @@ fn operands(op: Op, i: &Instruction, at: usize, refs: &mut Refs) -> Result<Opera
     if i.op_mask() != Register::None && !info.kinds.contains(&"Zkz") {
         return Err(if i.zeroing_masking() { "a zeroing mask" } else { "a merging mask" }.into());
     }
+    if is_string(i.code()) {
+        return string_operands(info.syntax, i);
+    }
     // `sha256rnds2`'s xmm0 is implicit in the entry (and its semantics), a third operand to iced-x86.
     let implicit = i.code() == Code::Sha256rnds2_xmm_xmmm128 && i.op_count() == 3 && i.op2_register() == Register::XMM0;
     if info.kinds.len() + usize::from(implicit) != i.op_count() as usize {
@@ -137,6 +140,28 @@ fn operands(op: Op, i: &Instruction, at: usize, refs: &mut Refs) -> Result<Opera
         out.push(operand(kind, i, k as u32, at, refs)?);
     }
     Ok(out)
+}
+
+/// Whether `code` is a string instruction the table has (`movsb`, `movsq`, `stosb`, `stosq`).
+fn is_string(code: Code) -> bool {
+    matches!(code, Code::Movsb_m8_m8 | Code::Movsq_m64_m64 | Code::Stosb_m8_AL | Code::Stosq_m64_RAX)
+}
+
+/// A string instruction's entry (`syntax`: `movsb`, `rep movsb`, ...) takes no operands: its rsi, rdi and
+/// accumulator are implicit. It matches the decoded instruction with the same `rep` prefix, 64-bit addresses
+/// and no segment override.
+fn string_operands(syntax: &str, i: &Instruction) -> Result<Operands<Operand>, String> {
+    let rep = syntax.starts_with("rep ");
+    if i.has_repne_prefix() || rep != i.has_rep_prefix() {
+        return Err(format!("a string instruction {} a rep prefix", if rep { "without" } else { "with" }));
+    }
+    if (0..i.op_count()).any(|k| matches!(i.op_kind(k), OpKind::MemoryESEDI | OpKind::MemorySegESI)) {
+        return Err("a string instruction with 32-bit addresses".into());
+    }
+    if i.segment_prefix() != Register::None {
+        return Err("a string instruction with a segment override".into());
+    }
+    Ok(Operands::new())
 }
 
 /// The number of `r` in its class (iced-x86 lists each class in order).

@@ -48,6 +48,8 @@ crate::define_features! {
         Avx512vl = "AVX512VL",
         /// `movbe` (load or store with the bytes swapped).
         Movbe = "MOVBE",
+        /// `rdrand` (a random number from the CPU's generator).
+        Rdrand = "RDRAND",
     }
 }
 
@@ -545,6 +547,8 @@ macro_rules! x86_64_table {
                     vpternlogd(d, a, b, sel);
                     /// `vpbroadcastd` to ymm from an xmm register (`vpbroadcastd_y_reg`).
                     vpbroadcastd(d, s);
+                    /// `xchg`: r64 (`xchg`), r32 (`xchg32`) or a register with m64 (`xchg_mem`).
+                    xchg(d, s);
                 }
 
                 // --- general-purpose ---------------------------------------------------------------------------------
@@ -758,6 +762,39 @@ macro_rules! x86_64_table {
                 endbr64:    "endbr64"    ()                                [] => iced!(Endbr64);
                 /// No operation (one byte, 0x90): a placeholder the importer keeps where padding aligns nothing.
                 nop:        "nop"        ()                                [] => iced!(Nopd);
+                /// Swap two registers, flags untouched (`rax` with another: the one-byte `90+r` form, as GNU as).
+                xchg:       "xchg"       (d: R64, s: R64)                  [] as xchg => iced!(Xchg_r64_RAX, Xchg_rm64_r64);
+                /// Swap two 32-bit registers (both zero-extended; `eax, eax` too, which the `90` form would not do).
+                xchg32:     "xchg"       (d: R32, s: R32)                  [] as xchg => iced!(Xchg_r32_EAX, Xchg_rm32_r32);
+                /// Swap a register with memory (an atomic, locked exchange).
+                xchg_mem:   "xchg"       (d: M64, s: R64)                  [] as xchg => iced!(Xchg_rm64_r64);
+                /// Call through a register. The interpreter runs one function: it stops with a fault here.
+                call_reg:   "call"       (t: R64)                          [] => iced!(Call_rm64);
+                /// A random number from the CPU (CF: one was available). The interpreter cannot reproduce one: it
+                /// stops with a fault here.
+                rdrand:     "rdrand"     (d: R64)                          [Rdrand] => iced!(Rdrand_r64);
+                /// Copy the byte at `[rsi]` to `[rdi]`, then step both by 1 (back if DF is set).
+                movsb:      "movsb"      ()                                [] => iced!(Movsb_m8_m8);
+                /// Copy the qword at `[rsi]` to `[rdi]`, then step both by 8 (back if DF is set).
+                movsq:      "movsq"      ()                                [] => iced!(Movsq_m64_m64);
+                /// Store al at `[rdi]`, then step rdi by 1 (back if DF is set).
+                stosb:      "stosb"      ()                                [] => iced!(Stosb_m8_AL);
+                /// Store rax at `[rdi]`, then step rdi by 8 (back if DF is set).
+                stosq:      "stosq"      ()                                [] => iced!(Stosq_m64_RAX);
+                /// `movsb` rcx times (rcx counts down to 0).
+                rep_movsb:  "rep movsb"  ()                                [] => iced!(Movsb_m8_m8);
+                /// `movsq` rcx times (rcx counts down to 0).
+                rep_movsq:  "rep movsq"  ()                                [] => iced!(Movsq_m64_m64);
+                /// `stosb` rcx times (rcx counts down to 0).
+                rep_stosb:  "rep stosb"  ()                                [] => iced!(Stosb_m8_AL);
+                /// `stosq` rcx times (rcx counts down to 0).
+                rep_stosq:  "rep stosq"  ()                                [] => iced!(Stosq_m64_RAX);
+                /// Clear the direction flag (string instructions step forward).
+                cld:        "cld"        ()                                [] => iced!(Cld);
+                /// Set the direction flag (string instructions step back).
+                std:        "std"        ()                                [] => iced!(Std);
+                /// Jump if rcx is zero (rel8 only: the target must be within 127 bytes).
+                jrcxz:      "jrcxz"      (t: Target)                       [] => iced!(Jrcxz_rel8_64);
 
                 // --- 128-bit vector (VEX) -------------------------------------------------------------------------------
                 vmovdqu_load:  "vmovdqu" (d: X, s: M128)                   [Avx] as vmovdqu => iced!(VEX_Vmovdqu_xmm_xmmm128);

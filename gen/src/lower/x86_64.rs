@@ -25,7 +25,7 @@ use crate::isa::InstructionSet;
 use crate::layout;
 use crate::syntax::{Directives, Spelling};
 use crate::target::{Arch, Target};
-use iced_x86::{Code, Encoder, Instruction, MemoryOperand, Register};
+use iced_x86::{Code, Encoder, Instruction, MemoryOperand, Register, RepPrefixKind};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -139,8 +139,11 @@ fn build(code: Code, args: &[Arg]) -> Option<Result<Instruction, iced_x86::IcedE
             })
         });
     }
+    if let Some(swapped) = accumulator_form(code, args) {
+        return swapped.and_then(|a| build(code, &a));
+    }
     Some(match *args {
-        [] => Ok(Instruction::with(code)),
+        [] => string_instruction(code).unwrap_or_else(|| Ok(Instruction::with(code))),
         [R(a)] => Instruction::with1(code, a),
         [M(a)] => Instruction::with1(code, a),
         [R(a), R(b)] => Instruction::with2(code, a, b),
@@ -158,6 +161,33 @@ fn build(code: Code, args: &[Arg]) -> Option<Result<Instruction, iced_x86::IcedE
         [R(a), M(b), I(c)] => Instruction::with3(code, a, b, c),
         [R(a), R(b), R(c), I(d)] => Instruction::with4(code, a, b, c, d),
         [R(a), R(b), M(c), I(d)] => Instruction::with4(code, a, b, c, d),
+        _ => return None,
+    })
+}
+
+/// `xchg`'s one-byte forms (`90+r`, with rax or eax second): the operands in that order (`xchg` commutes, and
+/// GNU as takes the form for either), `None` where the operands already are, and no instruction for `eax, eax`
+/// (`90` is `nop`, which does not zero rax's upper half). Other codes: `None`.
+fn accumulator_form(code: Code, args: &[Arg]) -> Option<Option<[Arg; 2]>> {
+    let acc = match code {
+        Code::Xchg_r64_RAX => Register::RAX,
+        Code::Xchg_r32_EAX => Register::EAX,
+        _ => return None,
+    };
+    match *args {
+        [Arg::R(a), Arg::R(b)] if a == acc && b == acc => (acc == Register::EAX).then_some(None),
+        [Arg::R(a), Arg::R(b)] if a == acc => Some(Some([Arg::R(b), Arg::R(a)])),
+        _ => None,
+    }
+}
+
+/// The string instructions (their operands are implicit: `[rsi]`, `[rdi]`, the accumulator), without a prefix.
+fn string_instruction(code: Code) -> Option<Result<Instruction, iced_x86::IcedError>> {
+    Some(match code {
+        Code::Movsb_m8_m8 => Instruction::with_movsb(64, Register::None, RepPrefixKind::None),
+        Code::Movsq_m64_m64 => Instruction::with_movsq(64, Register::None, RepPrefixKind::None),
+        Code::Stosb_m8_AL => Instruction::with_stosb(64, RepPrefixKind::None),
+        Code::Stosq_m64_RAX => Instruction::with_stosq(64, RepPrefixKind::None),
         _ => return None,
     })
 }
@@ -407,17 +437,26 @@ impl Assembler {
         if let Some(e) = key.as_ref().and_then(|k| self.cache.get(k)) {
             return Ok(e);
         }
-        self.encode_new(key, codes, operands)
+        self.encode_new(op, key, codes, operands)
     }
 
-    /// Encodes an instruction the cache lacks (`key`: its key, `None` if it has none) and records it.
+    /// Encodes an instruction of entry `op` the cache lacks (`key`: its key, `None` if it has none) and records it.
     #[inline(never)]
-    fn encode_new(&mut self, key: Option<Key>, codes: &[Code], operands: &[Operand]) -> Result<Encoded, String> {
+    fn encode_new(
+        &mut self,
+        op: Op,
+        key: Option<Key>,
+        codes: &[Code],
+        operands: &[Operand],
+    ) -> Result<Encoded, String> {
         let args = args(operands)?;
         let args = args.as_slice();
         let e = match codes {
             [code] => {
-                let len = self.main.encode(&instruction(*code, args)?, 0).map_err(|e| e.to_string())?;
+                let mut ins = instruction(*code, args)?;
+                // `rep movsb` and the like: the string instruction's code with the prefix.
+                ins.set_has_rep_prefix(X86_64::info(op).syntax.starts_with("rep "));
+                let len = self.main.encode(&ins, 0).map_err(|e| e.to_string())?;
                 Encoded::new(self.len, len, self.main.get_constant_offsets().displacement_offset())?
             }
             _ => self.encode_shortest(codes, args, shape(operands))?,

@@ -15,7 +15,16 @@ use crate::isa::x86_64::{Mem, Op, Operand, Reg, Size, X86_64};
 impl Tainting for X86_64 {
     fn step(taint: &mut Taint, inst: &Inst<X86_64>, m: &mut Machine<'_>) -> Vec<&'static str> {
         let (s, ops) = (sem(inst.op), &inst.operands);
+        if let Some(found) = string_step(taint, inst.op, m) {
+            return found;
+        }
         let mut found = Vec::new();
+        if inst.op == Op::jrcxz && taint.gpr[1] {
+            found.push("branch on a secret register");
+        }
+        if inst.op == Op::call_reg && read(taint, m, &ops[0]) {
+            found.push("call through a secret register");
+        }
         let accessed = ops.iter().zip(s.roles).filter(|(_, r)| **r != Role::None);
         if accessed.clone().any(|(o, _)| matches!(o, Operand::Mem(_, a) if addr_regs(taint, a))) {
             found.push("memory address depends on a secret");
@@ -131,8 +140,43 @@ fn stack(taint: &mut Taint, inst: &Inst<X86_64>, m: &mut Machine<'_>) {
             write(taint, m, &inst.operands[0], t);
         }
         // The return address is public.
-        Op::call => taint.set_bytes(sp.wrapping_sub(8), 8, false),
+        Op::call | Op::call_reg => taint.set_bytes(sp.wrapping_sub(8), 8, false),
         Op::pushfq => taint.set_bytes(sp.wrapping_sub(8), 8, taint.flags),
         _ => {}
     }
+}
+
+/// The string instructions (`movsb`, `rep stosq`, ...): `None` for any other entry. Flagged: an address from a
+/// secret rsi or rdi, and a secret count (rcx) of a `rep` form, which decides how long it runs. The bytes written
+/// take the taint of the bytes read (`movs`, element by element) or of rax (`stos`); the pointers and the count
+/// keep theirs.
+fn string_step(taint: &mut Taint, op: Op, m: &mut Machine<'_>) -> Option<Vec<&'static str>> {
+    let (kind, width, rep) = match op {
+        Op::movsb => (b'm', 1, false),
+        Op::movsq => (b'm', 8, false),
+        Op::stosb => (b's', 1, false),
+        Op::stosq => (b's', 8, false),
+        Op::rep_movsb => (b'm', 1, true),
+        Op::rep_movsq => (b'm', 8, true),
+        Op::rep_stosb => (b's', 1, true),
+        Op::rep_stosq => (b's', 8, true),
+        _ => return None,
+    };
+    let mut found = Vec::new();
+    if taint.gpr[7] || (kind == b'm' && taint.gpr[6]) {
+        found.push("memory address depends on a secret");
+    }
+    if rep && taint.gpr[1] {
+        found.push("variable-time instruction on a secret");
+    }
+    let back = m.state.flags & super::x86_64::DF != 0;
+    let count = if rep { m.state.gpr[1].min(1 << 20) } else { 1 };
+    let (mut src, mut dst) = (m.state.gpr[6], m.state.gpr[7]);
+    for _ in 0..count {
+        let t = if kind == b'm' { taint.bytes(src, width) } else { taint.gpr[0] };
+        taint.set_bytes(dst, width, t);
+        let step = if back { width.wrapping_neg() } else { width };
+        (src, dst) = (src.wrapping_add(step), dst.wrapping_add(step));
+    }
+    Some(found)
 }
