@@ -539,8 +539,9 @@ fn push_pop(m: &mut Machine<'_>, ops: &[Operand], push: bool) -> Result<(), Faul
 /// `xchg`: `d` and `s` swapped (where both name one register it keeps its value, zero-extended for 32 bits).
 fn exchange(m: &mut Machine<'_>, ops: &[Operand]) -> Result<(), Fault> {
     let (d, s) = (gpr(m, &ops[0])?, gpr(m, &ops[1])?);
-    set_gpr(m, &ops[1], d)?;
-    set_gpr(m, &ops[0], s)
+    // Memory first: its address may use the register.
+    set_gpr(m, &ops[0], s)?;
+    set_gpr(m, &ops[1], d)
 }
 
 /// The string instructions: `kind` `b'm'` (`movs`: `[rsi]` to `[rdi]`) or `b's'` (`stos`: rax's low `width`
