@@ -180,6 +180,10 @@ fn every_table_entry_assembles() {
     let ctx = asmgen::syntax::Directives::ELF.print_ctx();
     let mut src = String::from(".intel_syntax noprefix\n.text\n.Ltarget:\n");
     for (i, info) in OPS.iter().enumerate() {
+        let rel8_only = info.encoding.is_some_and(|e| e.0.len() == 1 && format!("{:?}", e.0[0]).contains("rel8"));
+        if rel8_only {
+            src += ".Lnear_target:\n";
+        }
         let operands: Vec<Operand> = info
             .kinds
             .iter()
@@ -197,12 +201,15 @@ fn every_table_entry_assembles() {
                 "M32" => Operand::Mem(Size::Dword, mem(RSI, 4)),
                 "M8" => Operand::Mem(Size::Byte, mem(RSI, 1)),
                 "Zkz" => Operand::ZmmMaskz(k as u8 + 17, 1),
+                "M512k" => Operand::MemMask(Size::Zmmword, mem(RSI, 64), 3),
                 "Kr" => Operand::K(2),
                 "R8" | "Rm8" | "Cl" => Operand::Gpr8(1),
                 "Imm" => Operand::Imm(3),
                 "Imm64" => Operand::Imm(-1 << 40),
                 "I32" => Operand::Imm(1000),
                 "Sel" => Operand::Sel(0x11),
+                // A branch with a rel8 form only (`jrcxz`) goes to a label just before it.
+                "Target" if rel8_only => Operand::Label(asmgen::Label::named("near_target")),
                 "Target" => Operand::Label(asmgen::Label::named("target")),
                 other => panic!("{}: no sample for operand kind {other}", info.name),
             })

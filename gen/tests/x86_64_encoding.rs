@@ -93,6 +93,15 @@ fn samples(kind: &str, here: &Label) -> Vec<Operand> {
         }
         "Zkz" => [(0u8, 1u8), (1, 7), (8, 2), (15, 3), (16, 1), (31, 7)].map(|(z, k)| Operand::ZmmMaskz(z, k)).to_vec(),
         "Kr" => [0u8, 1, 7].map(Operand::K).to_vec(),
+        // Each memory sample under k1, k7 (the first and last), k3.
+        "M512k" => samples("M512", here)
+            .into_iter()
+            .zip([1u8, 7, 3].into_iter().cycle())
+            .map(|(o, k)| match o {
+                Operand::Mem(size, m) => Operand::MemMask(size, m, k),
+                other => other,
+            })
+            .collect(),
         "M512" => samples("Zm", here).into_iter().filter(|o| matches!(o, Operand::Mem(..))).collect(),
         "M128" => mems(Size::Xmmword),
         "M256" => mems(Size::Ymmword),

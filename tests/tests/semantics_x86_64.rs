@@ -103,6 +103,10 @@ fn operands(rng: &mut Rng, kinds: &[&str], base: u8, aligned: bool) -> Vec<Opera
             "Zm" if pick(rng) => Operand::Zmm(rng.below(32) as u8),
             "Zm" | "M512" => m(rng, Size::Zmmword),
             "Zkz" => Operand::ZmmMaskz(rng.below(32) as u8, 1 + rng.below(7) as u8),
+            "M512k" => match m(rng, Size::Zmmword) {
+                Operand::Mem(size, a) => Operand::MemMask(size, a, 1 + rng.below(7) as u8),
+                other => other,
+            },
             "Kr" => Operand::K(rng.below(8) as u8),
             "Sel" => Operand::Sel(rng.next_u64() as u8),
             "Imm64" => Operand::Imm(rng.next_u64() as i64),

@@ -124,7 +124,7 @@ fn operands(op: Op, i: &Instruction, at: usize, refs: &mut Refs) -> Result<Opera
     if i.is_broadcast() {
         return Err("a broadcast memory operand".into());
     }
-    if i.op_mask() != Register::None && !info.kinds.contains(&"Zkz") {
+    if i.op_mask() != Register::None && !info.kinds.iter().any(|k| matches!(*k, "Zkz" | "M512k")) {
         return Err(if i.zeroing_masking() { "a zeroing mask" } else { "a merging mask" }.into());
     }
     if is_string(i.code()) {
@@ -243,6 +243,12 @@ fn operand(kind: &str, i: &Instruction, k: u32, at: usize, refs: &mut Refs) -> R
             );
             fits.then_some(o).ok_or_else(|| format!("register {r:?} for kind {kind}"))
         }
+        OpKind::Memory if kind == "M512k" => match i.op_mask() {
+            mask if mask != Register::None && k == 0 && !i.zeroing_masking() => {
+                Ok(Operand::MemMask(Size::Zmmword, memory(i, at, refs)?, number(mask, Register::K0)))
+            }
+            _ => Err("memory without a merging mask for kind M512k".into()),
+        },
         OpKind::Memory => {
             Ok(Operand::Mem(size.ok_or_else(|| format!("memory for kind {kind}"))?, memory(i, at, refs)?))
         }
@@ -329,6 +335,9 @@ fn rust_operand(kind: &str, o: &Operand, label: &dyn Fn(&Label) -> String) -> St
         Operand::Imm(v) => format!("{v}"),
         Operand::Sel(v) => format!("{v:#04x}"),
         Operand::Label(l) => format!("&{}", label(l)),
+        Operand::MemMask(s, m, k) => {
+            format!("{}.mask(k({k}))", rust_operand(kind, &Operand::Mem(*s, m.clone()), label))
+        }
         Operand::Mem(_, m) => match (&m.label, m.base, m.index) {
             (Some(l), _, _) if m.disp == 0 => format!("rip(&{})", label(l)),
             (Some(l), _, _) => format!("rip_off(&{}, {})", label(l), m.disp),

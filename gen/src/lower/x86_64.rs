@@ -48,6 +48,8 @@ enum Arg {
     R(Register),
     /// A register under a zeroing opmask (the destination).
     Kz(Register, Register),
+    /// Memory under a merging opmask (the destination).
+    Mk(MemoryOperand, Register),
     M(MemoryOperand),
     I(i32),
     /// An immediate outside `i32` (`movabs`).
@@ -100,6 +102,8 @@ fn args(operands: &[Operand]) -> Result<Args, String> {
             Operand::K(k) if *k < 8 => Arg::R(Register::K0 + *k as u32),
             Operand::K(k) => return Err(format!("no register k{k}")),
             Operand::Mem(_, m) => Arg::M(mem_operand(m)),
+            Operand::MemMask(_, m, k) if *k < 8 => Arg::Mk(mem_operand(m), Register::K0 + *k as u32),
+            Operand::MemMask(_, _, k) => return Err(format!("no register k{k}")),
             Operand::Imm(v) => i32::try_from(*v).map_or(Arg::Q(*v), Arg::I),
             Operand::Sel(v) => Arg::I(*v as i32),
             Operand::Label(l) => return Err(format!("label {} outside a branch", l.name())),
@@ -111,7 +115,7 @@ fn args(operands: &[Operand]) -> Result<Args, String> {
 /// The RIP-relative operand of an instruction: its label and addend.
 fn rip_ref(operands: &[Operand]) -> Option<(&Label, i32)> {
     operands.iter().find_map(|o| match o {
-        Operand::Mem(_, m) => m.label.as_ref().map(|l| (l, m.disp)),
+        Operand::Mem(_, m) | Operand::MemMask(_, m, _) => m.label.as_ref().map(|l| (l, m.disp)),
         _ => None,
     })
 }
@@ -127,14 +131,19 @@ fn instruction(code: Code, args: &[Arg]) -> Result<Instruction, String> {
 /// [`instruction`] without formatting its error (none where no constructor takes `args`).
 fn build(code: Code, args: &[Arg]) -> Option<Result<Instruction, iced_x86::IcedError>> {
     use Arg::*;
-    if let Some(&Kz(r, k)) = args.first() {
+    let masked = match args.first() {
+        Some(&Kz(r, k)) => Some((R(r), k, true)),
+        Some(&Mk(m, k)) => Some((M(m), k, false)),
+        _ => None,
+    };
+    if let Some((first, k, zeroing)) = masked {
         let mut plain = [I(0); 4];
         plain[..args.len()].copy_from_slice(args);
-        plain[0] = R(r);
+        plain[0] = first;
         return build(code, &plain[..args.len()]).map(|ins| {
             ins.map(|mut ins| {
                 ins.set_op_mask(k);
-                ins.set_zeroing_masking(true);
+                ins.set_zeroing_masking(zeroing);
                 ins
             })
         });
@@ -223,9 +232,10 @@ fn shape(operands: &[Operand]) -> u64 {
             Operand::Zmm(n) => reg(5, *n),
             Operand::ZmmMaskz(n, _) => reg(11, *n),
             Operand::K(n) => reg(12, *n),
-            Operand::Mem(_, m) => {
+            Operand::Mem(_, m) | Operand::MemMask(_, m, _) => {
+                let kind = if matches!(o, Operand::Mem(..)) { 6 } else { 13 };
                 let (index, scale) = m.index.map_or((None, 0), |(i, s)| (Some(i.0), s as u64));
-                6 | (m.label.is_some() as u64) << 4
+                kind | (m.label.is_some() as u64) << 4
                     | (m.base.is_some() as u64) << 5
                     | (index.is_some() as u64) << 6
                     | ((index == Some(4)) as u64) << 7
@@ -370,6 +380,8 @@ impl Key {
                         | rip << 21
                         | (m.disp as u32 as u64) << 32
                 }
+                // Rare: not cached.
+                Operand::MemMask(..) => return None,
                 Operand::Imm(v) => 6 | (i32::try_from(*v).ok()? as u32 as u64) << 32,
                 Operand::Sel(v) => 7 | (*v as u64) << 8,
                 Operand::Label(_) => 8,

@@ -26,7 +26,11 @@ impl Tainting for X86_64 {
             found.push("call through a secret register");
         }
         let accessed = ops.iter().zip(s.roles).filter(|(_, r)| **r != Role::None);
-        if accessed.clone().any(|(o, _)| matches!(o, Operand::Mem(_, a) if addr_regs(taint, a))) {
+        let secret_address = |o: &Operand| match o {
+            Operand::Mem(_, a) | Operand::MemMask(_, a, _) => addr_regs(taint, a),
+            _ => false,
+        };
+        if accessed.clone().any(|(o, _)| secret_address(o)) {
             found.push("memory address depends on a secret");
         }
         let branch = ops.iter().any(|o| matches!(o, Operand::Label(_)));
@@ -121,6 +125,17 @@ fn write(taint: &mut Taint, m: &mut Machine<'_>, o: &Operand, t: bool) {
         Operand::Mem(s, a) => {
             if let Ok(addr) = address(m, a) {
                 taint.set_bytes(addr, width(*s), t);
+            }
+        }
+        // Each byte under the mask takes `t`; a secret mask taints every byte (which of them changed is secret).
+        Operand::MemMask(s, a, k) => {
+            let (mask, secret_mask) = (m.state.k[*k as usize], taint.gpr[K_TAINT + *k as usize]);
+            if let Ok(addr) = address(m, a) {
+                for i in 0..width(*s) {
+                    let at = addr.wrapping_add(i);
+                    let kept = taint.bytes(at, 1);
+                    taint.set_bytes(at, 1, if (mask >> i) & 1 == 1 { t } else { kept } || secret_mask);
+                }
             }
         }
         _ => {}

@@ -1397,6 +1397,15 @@ static SEMS: &[Sem] = sems! {
         m.state.vec[n as usize] = d;
         Ok(())
     };
+    vmovdqu8_store_mask [W, R] 0, 0, 0, false, |m, o| {
+        let Operand::MemMask(_, a, k) = &o[0] else { unreachable!("vmovdqu8_store_mask writes m512{{k}}") };
+        let (mask, s, addr) = (m.state.k[*k as usize], vec(m, &o[1])?, address(m, a)?);
+        // Masked-off bytes are not written (they do not fault: how a tail is stored).
+        for i in (0..VEC_BYTES).filter(|i| (mask >> i) & 1 == 1) {
+            m.mem.write(addr.wrapping_add(i as u64), &s[i..i + 1])?;
+        }
+        Ok(())
+    };
     kmovq [W, R] 0, 0, 0, false, |m, o| {
         let Operand::K(k) = o[0] else { unreachable!("kmovq writes an opmask register") };
         m.state.k[k as usize] = gpr(m, &o[1])?;
