@@ -359,3 +359,16 @@ fn a_naked_function_is_its_body_without_derived_frame_or_unwind_data() {
     let Err(e) = b.finish() else { panic!("a naked frame must fail") };
     assert!(e.message.contains("no prologue to make a stack frame"), "{e}");
 }
+
+/// The string instructions write rsi and rdi without naming them: under Win64, where both are callee-saved, the
+/// prologue saves them (and rcx, caller-saved, is not saved); under System V nothing is saved.
+#[test]
+fn string_instructions_save_rsi_and_rdi_under_win64() {
+    use asmgen::isa::x86_64::Reg;
+    for (abi, saved) in [(Abi::Win64, vec![Reg::Gpr(6), Reg::Gpr(7)]), (Abi::SysV, vec![])] {
+        let mut b = Builder::<X86_64>::new("asmgen_test_strings", abi, &[]);
+        b.rep_movsb();
+        let f = b.finish().unwrap();
+        assert_eq!(f.frame.saved, saved, "{abi:?}");
+    }
+}

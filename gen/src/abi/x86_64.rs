@@ -19,18 +19,10 @@ use crate::target::Abi;
 /// that the two lists agree).
 pub fn implicit_writes(op: Op) -> &'static [Reg] {
     const RAX_RDX: &[Reg] = &[Reg::Gpr(0), Reg::Gpr(2)];
-    // The string instructions' pointers (rsi, rdi) and their rep count (rcx).
-    const RSI_RDI: &[Reg] = &[Reg::Gpr(6), Reg::Gpr(7)];
-    const RDI: &[Reg] = &[Reg::Gpr(7)];
-    const RCX_RSI_RDI: &[Reg] = &[Reg::Gpr(1), Reg::Gpr(6), Reg::Gpr(7)];
-    const RCX_RDI: &[Reg] = &[Reg::Gpr(1), Reg::Gpr(7)];
     match op {
         Op::mul => RAX_RDX,
-        Op::movsb | Op::movsq => RSI_RDI,
-        Op::stosb | Op::stosq => RDI,
-        Op::rep_movsb | Op::rep_movsq => RCX_RSI_RDI,
-        Op::rep_stosb | Op::rep_stosq => RCX_RDI,
-        _ => &[],
+        // The string instructions' pointers and count.
+        _ => X86_64::implicit_regs(op),
     }
 }
 

@@ -156,6 +156,12 @@ pub trait InstructionSet: Sized + 'static {
     fn ops() -> &'static [OpInfo<Self::Feature, Self::Encoding>];
     /// Appends the registers an operand names.
     fn regs(operand: &Self::Operand, out: &mut Vec<Self::Reg>);
+    /// The registers an entry writes without naming them (x86_64's string instructions: rsi, rdi, rcx), which the
+    /// builder saves where the ABI makes them callee-saved.
+    #[inline]
+    fn implicit_regs(_op: Self::Op) -> &'static [Self::Reg] {
+        &[]
+    }
     /// Appends the registers every operand names, in order: [`InstructionSet::regs`] of each (an ISA may
     /// override it with one call per instruction instead of one per operand; the builder calls it per instruction).
     #[inline]

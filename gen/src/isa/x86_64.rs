@@ -1313,6 +1313,22 @@ impl InstructionSet for X86_64 {
     fn ops() -> &'static [OpInfo<X86Feature, X86Encoding>] {
         OPS
     }
+    /// The string instructions' pointers (rsi and rdi, or rdi) and the `rep` forms' count (rcx). (`mul`'s rax and
+    /// rdx, never callee-saved, are the ABI's concern only: `abi::x86_64::implicit_writes`.)
+    #[inline]
+    fn implicit_regs(op: Op) -> &'static [Reg] {
+        const RSI_RDI: &[Reg] = &[Reg::Gpr(6), Reg::Gpr(7)];
+        const RDI: &[Reg] = &[Reg::Gpr(7)];
+        const RCX_RSI_RDI: &[Reg] = &[Reg::Gpr(1), Reg::Gpr(6), Reg::Gpr(7)];
+        const RCX_RDI: &[Reg] = &[Reg::Gpr(1), Reg::Gpr(7)];
+        match op {
+            Op::movsb | Op::movsq => RSI_RDI,
+            Op::stosb | Op::stosq => RDI,
+            Op::rep_movsb | Op::rep_movsq => RCX_RSI_RDI,
+            Op::rep_stosb | Op::rep_stosq => RCX_RDI,
+            _ => &[],
+        }
+    }
     // Inlined into the builder's check, once per instruction at the JIT's startup.
     #[inline(always)]
     fn regs_of(operands: &[Operand], out: &mut Vec<Reg>) {
