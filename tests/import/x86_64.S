@@ -146,6 +146,10 @@ imp_strings_xchg:
 	jmp	1b
 2:
 	call	r11
+	kmovq	k1, rax
+	vmovdqu8	zmmword ptr [rdi + 64]{k1}, zmm8
+	vmovdqu8	zmmword ptr [rip + imp_mask]{k7}, zmm31
+	vzeroupper
 	ret
 	.size	imp_strings_xchg, .-imp_strings_xchg
 
