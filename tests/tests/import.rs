@@ -247,6 +247,7 @@ mod imp_bitmanip;
 #[rustfmt::skip]
 #[path = "../import/imported/imp_vector.rs"]
 mod imp_vector;
+#[rustfmt::skip]
 #[path = "../import/imported/imp_strings_xchg.rs"]
 mod imp_strings_xchg;
 
