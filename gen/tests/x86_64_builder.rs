@@ -372,3 +372,18 @@ fn string_instructions_save_rsi_and_rdi_under_win64() {
         assert_eq!(f.frame.saved, saved, "{abi:?}");
     }
 }
+
+/// `jrcxz` has a rel8 form only: a target out of its reach is a lowering error naming it, not a panic.
+#[test]
+fn jrcxz_out_of_reach_is_an_error() {
+    let mut b = Builder::<X86_64>::new("asmgen_test_jrcxz", Abi::SysV, &[]);
+    let far = b.label("far");
+    b.jrcxz(&far);
+    for _ in 0..40 {
+        b.add(RAX, 100_000);
+    }
+    b.bind(&far);
+    let f = b.finish().unwrap();
+    let e = asmgen::lower::lower(&[&f]).err().expect("out of reach");
+    assert!(e.to_string().contains("asmgen_test_jrcxz"), "{e}");
+}

@@ -676,9 +676,9 @@ macro_rules! x86_64_table {
                 /// Signed multiply of `s` by an immediate, the low 32 bits (CF and OF: the product did not fit).
                 imul32_imm: "imul"       (d: R32, s: Rm32, n: I32)         [] as imul_imm
                     => iced!(Imul_r32_rm32_imm8, Imul_r32_rm32_imm32);
-                /// Push the flags (RFLAGS; the model's: the status flags, IF and the reserved bit 1).
+                /// Push the flags (RFLAGS; the model's: the status flags, DF, IF and the reserved bit 1).
                 pushfq:     "pushfq"     ()                                [] => iced!(Pushfq);
-                /// Pop the flags (the model keeps the status flags of the value).
+                /// Pop the flags (the model keeps the status flags and DF of the value).
                 popfq:      "popfq"      ()                                [] => iced!(Popfq);
                 shl32:      "shl"        (d: R32, n: Imm)                  [] as shl => iced!(Shl_rm32_1, Shl_rm32_imm8);
                 shr32:      "shr"        (d: R32, n: Imm)                  [] as shr => iced!(Shr_rm32_1, Shr_rm32_imm8);

@@ -2,9 +2,12 @@
 //! [`Sem`](super::x86_64::Sem) table (the flags an instruction writes take the taint of what it read; `xor r, r`
 //! and `pxor`/`xorps`/`vpxor`/`vxorps`/`vpxorq`/`vpxord v, v, v` clear it; `push`/`pop` move a stack slot's; registers used without being
 //! named, [`Sem::implicit`](super::x86_64::Sem::implicit), are read and written as the named ones; `call` pushes a
-//! public return address, `pushfq`/`popfq` move the flags' taint to and from the stack slot). Flagged: a
-//! conditional branch on secret flags, a memory access whose address uses a secret register, and an instruction
-//! marked variable-time ([`Sem::variable_time`](super::x86_64::Sem::variable_time)) with a secret operand.
+//! public return address, `pushfq`/`popfq` move the flags' taint to and from the stack slot; the string
+//! instructions move the taint of the bytes they copy or store, and a masked store's bytes take its opmask's).
+//! Flagged: a conditional branch on secret flags or (`jrcxz`) a secret rcx, a call through a secret register, a
+//! memory access whose address uses a secret register (a string instruction's rsi or rdi too), a `rep` count
+//! (rcx) that is secret, and an instruction marked variable-time
+//! ([`Sem::variable_time`](super::x86_64::Sem::variable_time)) with a secret operand.
 
 use super::ct::{Taint, Tainting};
 use super::x86_64::{address, sem, Machine};

@@ -1,6 +1,9 @@
 //! x86_64 semantics: the machine state and one [`Sem`] per entry of `isa::x86_64::OPS`, in `Op` order
 //! ([`sem`] looks an entry up). Vector registers (zmm0-zmm31) hold [`VEC_BYTES`] bytes, little-endian; writing
-//! an xmm or ymm register (VEX) or a zmm register (EVEX) zeroes the rest of it.
+//! an xmm or ymm register (VEX) or a zmm register (EVEX) zeroes the rest of it. The flags are the status flags and
+//! the direction flag ([`DF`], which `cld` and `std` change and the string instructions follow). Two entries stop
+//! the interpreter with a [`Fault`] instead of modelling what no interpreter of one function can: `rdrand`
+//! ([`RDRAND`]: a random number) and `call_reg` ([`INDIRECT_CALL`]: a call to an address).
 
 use super::aes;
 use super::{Fault, Flow, Memory, Role, VEC_BYTES, VEC_REGS};
@@ -913,7 +916,7 @@ static SEMS: &[Sem] = sems! {
     imul_imm [W, R, N] 0, STATUS, IMUL_U, false, |m, o| imul3(m, o);
     imul32_imm [W, R, N] 0, STATUS, IMUL_U, false, |m, o| imul3(m, o);
     pushfq [] STATUS, 0, 0, false, |m, o| {
-        let v = (m.state.flags & STATUS) | PUSHED_FLAGS;
+        let v = (m.state.flags & (STATUS | DF)) | PUSHED_FLAGS;
         let sp = m.state.gpr[4].wrapping_sub(8);
         m.mem.write(sp, &v.to_le_bytes())?;
         m.state.gpr[4] = sp;
@@ -924,7 +927,7 @@ static SEMS: &[Sem] = sems! {
         let mut b = [0; 8];
         m.mem.read(sp, &mut b)?;
         m.state.gpr[4] = sp.wrapping_add(8);
-        set_flags(m, STATUS, u64::from_le_bytes(b));
+        set_flags(m, STATUS | DF, u64::from_le_bytes(b));
         Ok(())
     };
     shl32 [RW, N] 0, STATUS, SHIFT_U, false, |m, o| shift(m, o, b'l');
