@@ -384,6 +384,6 @@ fn jrcxz_out_of_reach_is_an_error() {
     }
     b.bind(&far);
     let f = b.finish().unwrap();
-    let e = asmgen::lower::lower(&[&f]).err().expect("out of reach");
+    let Err(e) = asmgen::lower::lower(&[&f]) else { panic!("a jrcxz out of reach lowered") };
     assert!(e.to_string().contains("asmgen_test_jrcxz"), "{e}");
 }
