@@ -91,9 +91,13 @@ pub struct OpInfo<F: 'static, E: 'static = fixed::Encoding> {
 }
 
 impl<F: 'static, E: 'static> OpInfo<F, E> {
-    /// The mnemonic: the first word of the syntax.
+    /// The mnemonic: the first word of the syntax, after a prefix (x86_64's `rep movsb`: `movsb`).
     pub fn mnemonic(&self) -> &'static str {
-        self.syntax.split_whitespace().next().unwrap_or(self.syntax)
+        let mut words = self.syntax.split_whitespace();
+        match words.next() {
+            Some("rep") => words.next().unwrap_or(self.syntax),
+            first => first.unwrap_or(self.syntax),
+        }
     }
 }
 
