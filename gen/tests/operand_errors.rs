@@ -477,6 +477,42 @@ mod x64 {
             "asmgen_foo: mov rax, qword ptr [r16]: r16 is not a general-purpose register: 0..=15 (rax..r15)",
         );
     }
+
+    /// A merging-mask store takes k1..k7 (k0 means no mask in the encoding) and a memory operand checked as any.
+    #[test]
+    fn store_masks_are_checked() {
+        use x86_64::regs::k;
+        let features = [X86Feature::Avx512f, X86Feature::Avx512bw];
+        let masked = |m: x86_64::Mem, n: u8| {
+            move |b: &mut Builder<X86_64>| {
+                b.vmovdqu8(m.clone().mask(k(n)), Zmm(0));
+            }
+        };
+        let fails = |build: &dyn Fn(&mut Builder<X86_64>), expected: &str| {
+            super::fails::<X86_64>(Abi::SysV, &features, build, expected)
+        };
+        fails(&masked(mem(RSI, 0), 0), "asmgen_foo: vmovdqu8 zmmword ptr [rsi]{k0}, zmm0: k0 cannot mask: k1..=k7");
+        fails(
+            &masked(mem(RSI, 64), 8),
+            "asmgen_foo: vmovdqu8 zmmword ptr [rsi + 64]{k8}, zmm0: k8 cannot mask: k1..=k7",
+        );
+        fails(
+            &masked(mem_index(RSI, RSP, 1, 0), 1),
+            "asmgen_foo: vmovdqu8 zmmword ptr [rsi + rsp*1]{k1}, zmm0: rsp cannot be an index register",
+        );
+        super::builds::<X86_64>(Abi::SysV, &features, masked(mem(RSI, 0), 7));
+    }
+
+    /// `xchg`'s registers are checked as any general-purpose operand's.
+    #[test]
+    fn exchanged_registers_are_checked() {
+        fails(
+            |b| {
+                b.xchg(RAX, Gpr(16));
+            },
+            "asmgen_foo: xchg rax, r16: r16 is not a general-purpose register: 0..=15 (rax..r15)",
+        );
+    }
 }
 
 /// The first error is the one reported, and later instructions are still taken (the builder does not panic).

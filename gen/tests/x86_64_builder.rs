@@ -180,6 +180,10 @@ fn every_table_entry_assembles() {
     let ctx = asmgen::syntax::Directives::ELF.print_ctx();
     let mut src = String::from(".intel_syntax noprefix\n.text\n.Ltarget:\n");
     for (i, info) in OPS.iter().enumerate() {
+        let rel8_only = info.encoding.is_some_and(|e| e.0.len() == 1 && format!("{:?}", e.0[0]).contains("rel8"));
+        if rel8_only {
+            src += ".Lnear_target:\n";
+        }
         let operands: Vec<Operand> = info
             .kinds
             .iter()
@@ -197,12 +201,15 @@ fn every_table_entry_assembles() {
                 "M32" => Operand::Mem(Size::Dword, mem(RSI, 4)),
                 "M8" => Operand::Mem(Size::Byte, mem(RSI, 1)),
                 "Zkz" => Operand::ZmmMaskz(k as u8 + 17, 1),
+                "M512k" => Operand::MemMask(Size::Zmmword, mem(RSI, 64), 3),
                 "Kr" => Operand::K(2),
                 "R8" | "Rm8" | "Cl" => Operand::Gpr8(1),
                 "Imm" => Operand::Imm(3),
                 "Imm64" => Operand::Imm(-1 << 40),
                 "I32" => Operand::Imm(1000),
                 "Sel" => Operand::Sel(0x11),
+                // A branch with a rel8 form only (`jrcxz`) goes to a label just before it.
+                "Target" if rel8_only => Operand::Label(asmgen::Label::named("near_target")),
                 "Target" => Operand::Label(asmgen::Label::named("target")),
                 other => panic!("{}: no sample for operand kind {other}", info.name),
             })
@@ -351,4 +358,32 @@ fn a_naked_function_is_its_body_without_derived_frame_or_unwind_data() {
     let _ = b.frame(64, 16);
     let Err(e) = b.finish() else { panic!("a naked frame must fail") };
     assert!(e.message.contains("no prologue to make a stack frame"), "{e}");
+}
+
+/// The string instructions write rsi and rdi without naming them: under Win64, where both are callee-saved, the
+/// prologue saves them (and rcx, caller-saved, is not saved); under System V nothing is saved.
+#[test]
+fn string_instructions_save_rsi_and_rdi_under_win64() {
+    use asmgen::isa::x86_64::Reg;
+    for (abi, saved) in [(Abi::Win64, vec![Reg::Gpr(6), Reg::Gpr(7)]), (Abi::SysV, vec![])] {
+        let mut b = Builder::<X86_64>::new("asmgen_test_strings", abi, &[]);
+        b.rep_movsb();
+        let f = b.finish().unwrap();
+        assert_eq!(f.frame.saved, saved, "{abi:?}");
+    }
+}
+
+/// `jrcxz` has a rel8 form only: a target out of its reach is a lowering error naming it, not a panic.
+#[test]
+fn jrcxz_out_of_reach_is_an_error() {
+    let mut b = Builder::<X86_64>::new("asmgen_test_jrcxz", Abi::SysV, &[]);
+    let far = b.label("far");
+    b.jrcxz(&far);
+    for _ in 0..40 {
+        b.add(RAX, 100_000);
+    }
+    b.bind(&far);
+    let f = b.finish().unwrap();
+    let Err(e) = asmgen::lower::lower(&[&f]) else { panic!("a jrcxz out of reach lowered") };
+    assert!(e.to_string().contains("asmgen_test_jrcxz"), "{e}");
 }

@@ -86,6 +86,7 @@ pub(crate) fn detect(feature: &str) -> Option<bool> {
         "BMI1" => Some(d!("bmi1")),
         "BMI2" => Some(d!("bmi2")),
         "MOVBE" => Some(d!("movbe")),
+        "RDRAND" => Some(d!("rdrand")),
         "ADX" => Some(d!("adx")),
         "SHA" => Some(d!("sha")),
         "VAES" => Some(d!("vaes")),

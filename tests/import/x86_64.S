@@ -121,6 +121,38 @@ imp_sse_sha1_avx512:
 	ret
 	.size	imp_sse_sha1_avx512, .-imp_sse_sha1_avx512
 
+	.globl	imp_strings_xchg
+	.type	imp_strings_xchg, @function
+imp_strings_xchg:
+	endbr64
+	xchg	rax, rcx
+	xchg	r8, r9
+	xchg	edx, eax
+	xchg	qword ptr [rsi + 8], r10
+	rdrand	r11
+	cld
+	mov	rcx, 4
+	rep movsb
+	movsq
+	stosb
+	rep stosq
+	std
+	movsb
+	stosq
+	cld
+1:
+	dec	rcx
+	jrcxz	2f
+	jmp	1b
+2:
+	call	r11
+	kmovq	k1, rax
+	vmovdqu8	zmmword ptr [rdi + 64]{k1}, zmm8
+	vmovdqu8	zmmword ptr [rip + imp_mask]{k7}, zmm31
+	vzeroupper
+	ret
+	.size	imp_strings_xchg, .-imp_strings_xchg
+
 	.section	.rodata
 	.p2align	5
 imp_mask:

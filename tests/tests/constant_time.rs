@@ -227,3 +227,64 @@ fn flags_through_the_stack_stay_secret() {
     let found = ct::run(&f, LEAKY, 0, false, ());
     assert!(found.iter().any(|f| f.what.starts_with("branch") && f.inst.starts_with("jz")), "{found:?}");
 }
+
+/// The string instructions, `jrcxz` and the merging-mask store: a secret `rep` count is variable time and a
+/// `jrcxz` on a secret rcx a secret branch (a public count is neither); `movsq` carries the secret bytes it copies
+/// and a secret opmask taints the bytes a masked store writes, so an index loaded back from them is flagged.
+#[test]
+fn string_instructions_jrcxz_and_masked_stores_carry_and_flag_secrets() {
+    let count = |secret: bool| {
+        hand_built(move |b| {
+            if !secret {
+                b.mov(RAX, 3);
+            }
+            b.mov(RCX, RAX).and(RCX, 7).rep_stosb();
+        })
+    };
+    let found = ct::run(&count(true), LEAKY, 0, false, ());
+    assert!(found.iter().any(|f| f.what.starts_with("variable-time") && f.inst.starts_with("rep_stosb")), "{found:?}");
+    assert_eq!(ct::run(&count(false), LEAKY, 0, false, ()), vec![]);
+    let branch = hand_built(|b| {
+        let skip = b.label("skip");
+        b.mov(RCX, RAX).jrcxz(&skip).nop().bind(&skip);
+    });
+    let found = ct::run(&branch, LEAKY, 0, false, ());
+    assert!(found.iter().any(|f| f.what.starts_with("branch") && f.inst.starts_with("jrcxz")), "{found:?}");
+    // The table's first qword made public, then overwritten by the key's (`movsq`) or by a public rax (`stosq`),
+    // and read back as an index.
+    let copy = |secret: bool| {
+        hand_built(move |b| {
+            b.xor(RDX, RDX).mov(mem(RDI, 0), RDX);
+            if secret {
+                b.movsq();
+            } else {
+                b.mov(RAX, 0).stosq();
+            }
+            b.mov(RDX, mem(RDI, -8)).and(RDX, 7).mov(RCX, mem_index(RDI, RDX, 8, 0));
+        })
+    };
+    let found = ct::run(&copy(true), LEAKY, 0, false, ());
+    assert!(found.iter().any(|f| f.what.starts_with("memory address") && f.inst.starts_with("mov_load")), "{found:?}");
+    assert_eq!(ct::run(&copy(false), LEAKY, 0, false, ()), vec![]);
+    // Public bytes stored under a secret mask over public memory: which bytes changed is secret.
+    let masked = |secret: bool| {
+        use asmgen::isa::x86_64::{regs::k, X86Feature, Zmm};
+        let features = [X86Feature::Avx, X86Feature::Avx512f, X86Feature::Avx512bw];
+        let mut b = Builder::<X86_64>::new("leaky", Abi::SysV, &features);
+        let (_table, _key) = (b.param(LEAKY[0].0, LEAKY[0].1), b.param(LEAKY[1].0, LEAKY[1].1));
+        if secret {
+            b.mov(RAX, mem(RSI, 0));
+        } else {
+            b.mov(RAX, 5);
+        }
+        // The table's first 64 bytes made public (zero), then stored again under the mask.
+        b.vpxorq(Zmm(0), Zmm(0), Zmm(0)).vmovdqu8(mem(RDI, 0), Zmm(0));
+        b.kmovq(k(1), RAX).vmovdqu8(mem(RDI, 0).mask(k(1)), Zmm(0));
+        b.mov(RDX, mem(RDI, 0)).and(RDX, 7).mov(RCX, mem_index(RDI, RDX, 8, 0));
+        b.vzeroupper();
+        b.finish().unwrap()
+    };
+    let found = ct::run(&masked(true), LEAKY, 0, false, ());
+    assert!(found.iter().any(|f| f.what.starts_with("memory address") && f.inst.starts_with("mov_load")), "{found:?}");
+    assert_eq!(ct::run(&masked(false), LEAKY, 0, false, ()), vec![]);
+}

@@ -131,7 +131,15 @@ fn importer_x86_64_hand_written_forms_round_trip() {
     round_trip_hand_written(
         "x86_64.S",
         &GAS_X86_64,
-        &["imp_sha_ni", "imp_aes", "imp_bignum", "imp_avx2_lanes", "imp_scalar32", "imp_sse_sha1_avx512"],
+        &[
+            "imp_sha_ni",
+            "imp_aes",
+            "imp_bignum",
+            "imp_avx2_lanes",
+            "imp_scalar32",
+            "imp_sse_sha1_avx512",
+            "imp_strings_xchg",
+        ],
     );
 }
 
@@ -243,6 +251,9 @@ mod imp_bitmanip;
 #[rustfmt::skip]
 #[path = "../import/imported/imp_vector.rs"]
 mod imp_vector;
+#[rustfmt::skip]
+#[path = "../import/imported/imp_strings_xchg.rs"]
+mod imp_strings_xchg;
 
 /// The source the importer writes for `name` of `tests/import/<file>` equals the checked-in one, whose
 /// function builds; where `code` is given (functions without relocations), the built function lowers to the
@@ -294,6 +305,8 @@ fn importer_written_sources_build_the_same_functions() {
     written_source_builds("x86_64.S", &GAS_X86_64, "imp_scalar32", imp_scalar32::imp_scalar32, Abi::SysV, true);
     let avx512 = imp_sse_sha1_avx512::imp_sse_sha1_avx512;
     written_source_builds("x86_64.S", &GAS_X86_64, "imp_sse_sha1_avx512", avx512, Abi::SysV, true);
+    let strings = imp_strings_xchg::imp_strings_xchg;
+    written_source_builds("x86_64.S", &GAS_X86_64, "imp_strings_xchg", strings, Abi::SysV, false);
     written_source_builds("aarch64.S", &GAS_AARCH64, "imp_sha", imp_sha::imp_sha, Abi::Aapcs64, true);
     written_source_builds("aarch64.S", &GAS_AARCH64, "imp_words", imp_words::imp_words, Abi::Aapcs64, true);
     written_source_builds("aarch64.S", &GAS_AARCH64, "imp_permutes", imp_permutes::imp_permutes, Abi::Aapcs64, false);

@@ -51,6 +51,7 @@ fn host_has(f: X86Feature) -> bool {
         X86Feature::Avx512bw => is_x86_feature_detected!("avx512bw"),
         X86Feature::Avx512vl => is_x86_feature_detected!("avx512vl"),
         X86Feature::Movbe => is_x86_feature_detected!("movbe"),
+        X86Feature::Rdrand => is_x86_feature_detected!("rdrand"),
     }
 }
 
@@ -102,6 +103,10 @@ fn operands(rng: &mut Rng, kinds: &[&str], base: u8, aligned: bool) -> Vec<Opera
             "Zm" if pick(rng) => Operand::Zmm(rng.below(32) as u8),
             "Zm" | "M512" => m(rng, Size::Zmmword),
             "Zkz" => Operand::ZmmMaskz(rng.below(32) as u8, 1 + rng.below(7) as u8),
+            "M512k" => match m(rng, Size::Zmmword) {
+                Operand::Mem(size, a) => Operand::MemMask(size, a, 1 + rng.below(7) as u8),
+                other => other,
+            },
             "Kr" => Operand::K(rng.below(8) as u8),
             "Sel" => Operand::Sel(rng.next_u64() as u8),
             "Imm64" => Operand::Imm(rng.next_u64() as i64),
@@ -212,10 +217,18 @@ fn harness(inst: &[u8]) -> Vec<u8> {
 
 /// Entries with semantics not checked here: branches (label operands; `call` and `ret` by
 /// `call_and_ret_agree_with_this_cpu`), stack operations (`pushfq`/`popfq` by `pushfq_and_popfq_agree_with_this_cpu`)
-/// and `ret`.
+/// and `ret`; the string instructions and `std` (by `string_instructions_agree_with_this_cpu`: their addresses are
+/// rsi and rdi, and `std` must be undone before the harness returns); `rdrand` and `call_reg`, which stop the
+/// interpreter (`rdrand_and_indirect_calls_stop_the_interpreter`).
 fn skipped(op: Op) -> bool {
-    OPS[op as usize].kinds.contains(&"Target") || matches!(op, Op::push | Op::pop | Op::ret | Op::pushfq | Op::popfq)
+    OPS[op as usize].kinds.contains(&"Target")
+        || STRING.contains(&op)
+        || matches!(op, Op::push | Op::pop | Op::ret | Op::pushfq | Op::popfq | Op::std | Op::rdrand | Op::call_reg)
 }
+
+/// The string instructions.
+const STRING: [Op; 8] =
+    [Op::movsb, Op::movsq, Op::stosb, Op::stosq, Op::rep_movsb, Op::rep_movsq, Op::rep_stosb, Op::rep_stosq];
 
 /// The x86_64 side of the comparison, with the model `M` (the real one, or a doctored one).
 struct X86<M>(M);
@@ -347,6 +360,8 @@ fn conditional_branches_agree_with_this_cpu() {
                 .fold(2, |a, (b, m)| a | if flags >> b & 1 == 1 { *m } else { 0 });
             let mut raw = Raw { gpr: [0; 16], vec: [[0; 64]; 32], flags: f, k: [0; 8] };
             raw.gpr[0] = rng.next_u64();
+            // rcx (`jrcxz`): zero or not.
+            raw.gpr[1] = if flags & 1 == 0 { 0 } else { rng.next_u64() };
             let mut mem = Buffer { base: 0, bytes: vec![] };
             let mut m = Machine { state: State { gpr: raw.gpr, vec: raw.vec, flags: f, k: [0; 8] }, mem: &mut mem };
             let taken = matches!((sem(op).exec)(&mut m, &ops).unwrap(), asmgen::sem::Flow::Jump(_));
@@ -509,5 +524,95 @@ fn pushfq_and_popfq_agree_with_this_cpu() {
             assert_eq!(&want.gpr[..4], &raw.gpr[..4], "{ops:?}: rax..rbx");
             assert_eq!(want.flags & STATUS, raw.flags & STATUS, "{ops:?}: flags");
         }
+    }
+}
+
+/// The string instructions, with and without `rep`, forward and (between `std` and `cld`) back, on this CPU and
+/// in the model: rsi and rdi in a buffer, rcx from 0 to 8, random registers and flags. The same registers, status
+/// flags and buffer.
+#[test]
+fn string_instructions_agree_with_this_cpu() {
+    let mut rng = Rng::new(0x5705);
+    let mut buf = vec![0u8; 512];
+    let base = buf.as_ptr() as u64;
+    for op in STRING {
+        for back in [false, true] {
+            let mut native = if back { vec![0xfd] } else { vec![] };
+            native.extend(encode(op, &[]));
+            native.extend(if back { &[0xfc][..] } else { &[] });
+            let exec = Exec::new(&harness(&native));
+            for _ in 0..32 {
+                rng.fill(&mut buf);
+                let mut raw = Raw { gpr: [0; 16], vec: [[0; 64]; 32], flags: (rng.next_u64() & STATUS) | 2, k: [0; 8] };
+                semantics::random_words(&mut rng, &mut raw.gpr);
+                raw.gpr[4] = 0;
+                raw.gpr[1] = rng.below(9) as u64;
+                raw.gpr[6] = base + 160 + rng.below(32) as u64;
+                raw.gpr[7] = base + 352 + rng.below(32) as u64;
+                let mut mem = Buffer { base, bytes: buf.clone() };
+                let state = State { gpr: raw.gpr, vec: raw.vec, flags: raw.flags, k: raw.k };
+                let mut m = Machine { state, mem: &mut mem };
+                let ops = if back { vec![Op::std, op, Op::cld] } else { vec![op] };
+                for o in ops {
+                    real(o, &mut m, &[]);
+                }
+                let want = m.state.clone();
+                // SAFETY: the harness keeps the callee-saved registers and rsp, touches `raw` and `buf`, and DF is
+                // clear again when it returns.
+                unsafe { exec.run(&mut raw) };
+                let what = format!("{}{}", OPS[op as usize].name, if back { " with DF set" } else { "" });
+                assert_eq!(&want.gpr[..4], &raw.gpr[..4], "{what}: rax..rbx");
+                assert_eq!(&want.gpr[5..], &raw.gpr[5..], "{what}: rbp..r15");
+                assert_eq!(want.flags & STATUS, raw.flags & STATUS, "{what}: flags");
+                assert!(mem.bytes == buf, "{what}: memory");
+            }
+        }
+    }
+}
+
+/// `rdrand` sets CF on this CPU (a number was ready; retried until one is) and clears the other status flags; the
+/// interpreter stops there with its documented fault, as at `call_reg` (a call through a register: the CPU runs
+/// it by `call_reg_calls_on_this_cpu`).
+#[test]
+fn rdrand_and_indirect_calls_stop_the_interpreter() {
+    use asmgen::sem::x86_64::{INDIRECT_CALL, RDRAND};
+    let mut mem = Buffer { base: 0, bytes: vec![] };
+    let mut m = Machine { state: State::default(), mem: &mut mem };
+    let fault = (sem(Op::rdrand).exec)(&mut m, &[Operand::Gpr(0)]).unwrap_err();
+    assert_eq!(fault.what, RDRAND);
+    let fault = (sem(Op::call_reg).exec)(&mut m, &[Operand::Gpr(0)]).unwrap_err();
+    assert_eq!(fault.what, INDIRECT_CALL);
+    if !host_has(X86Feature::Rdrand) {
+        eprintln!("notice: this CPU has no RDRAND");
+        return;
+    }
+    let exec = Exec::new(&harness(&encode(Op::rdrand, &[Operand::Gpr(0)])));
+    let ready = (0..100).any(|_| {
+        let mut raw = Raw { gpr: [0; 16], vec: [[0; 64]; 32], flags: STATUS | 2, k: [0; 8] };
+        // SAFETY: the harness keeps the callee-saved registers and rsp, and touches only `raw`.
+        unsafe { exec.run(&mut raw) };
+        assert_eq!(raw.flags & (STATUS & !CF), 0, "rdrand clears OF, SF, ZF, AF, PF");
+        raw.flags & CF != 0
+    });
+    assert!(ready, "rdrand never had a number ready");
+}
+
+/// `call rcx` on this CPU, rcx holding the address of `add rax, rax; ret`, then `add rax, 2`: rax doubled and
+/// incremented, as `call_reg`'s documentation says (the interpreter stops there instead).
+#[test]
+fn call_reg_calls_on_this_cpu() {
+    let sub = Exec::new(&[0x48, 0x01, 0xc0, 0xc3]);
+    let mut native = encode(Op::call_reg, &[Operand::Gpr(1)]);
+    native.extend([0x48, 0x83, 0xc0, 2]);
+    let exec = Exec::new(&harness(&native));
+    let mut rng = Rng::new(0xca12);
+    for _ in 0..16 {
+        let mut raw = Raw { gpr: [0; 16], vec: [[0; 64]; 32], flags: 2, k: [0; 8] };
+        raw.gpr[0] = rng.next_u64();
+        raw.gpr[1] = sub.at(0) as u64;
+        let want = raw.gpr[0].wrapping_mul(2).wrapping_add(2);
+        // SAFETY: the harness keeps the callee-saved registers and rsp; the subroutine only doubles rax.
+        unsafe { exec.run(&mut raw) };
+        assert_eq!(raw.gpr[0], want);
     }
 }

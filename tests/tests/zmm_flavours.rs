@@ -25,6 +25,7 @@ fn operands(kinds: &[&str], i: usize) -> Vec<Operand> {
                 "Xm" if i == 2 => Operand::Mem(Size::Xmmword, m.clone()),
                 "X" | "Xm" => Operand::Xmm(r % 16),
                 "Zkz" => Operand::ZmmMaskz(r, 1 + i as u8),
+                "M512k" => Operand::MemMask(Size::Zmmword, m.clone(), 1 + i as u8),
                 "Kr" => Operand::K(r % 8),
                 "R64" => Operand::Gpr([2, 14, 9][i]),
                 "M128" => Operand::Mem(Size::Xmmword, m.clone()),

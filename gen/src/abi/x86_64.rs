@@ -21,7 +21,8 @@ pub fn implicit_writes(op: Op) -> &'static [Reg] {
     const RAX_RDX: &[Reg] = &[Reg::Gpr(0), Reg::Gpr(2)];
     match op {
         Op::mul => RAX_RDX,
-        _ => &[],
+        // The string instructions' pointers and count.
+        _ => X86_64::implicit_regs(op),
     }
 }
 
@@ -93,7 +94,9 @@ impl Conventions for X86_64 {
         let depth = 8 * pushes as i64 + alloc(pushes, frame.locals.allocation() + 16 * vecs as u32) as i64;
         operands.iter().any(|o| match o {
             Operand::Gpr(4) | Operand::Gpr32(4) | Operand::Gpr8(4) => true,
-            Operand::Mem(size, m) if m.base == Some(regs::RSP) || m.index.is_some_and(|(i, _)| i == regs::RSP) => {
+            Operand::Mem(size, m) | Operand::MemMask(size, m, _)
+                if m.base == Some(regs::RSP) || m.index.is_some_and(|(i, _)| i == regs::RSP) =>
+            {
                 let width = match size {
                     Size::Byte => 1,
                     Size::Dword => 4,

@@ -385,6 +385,9 @@ impl<I: Isa> Builder<I> {
                 self.last_referenced = at;
             }
         }
+        for &r in I::implicit_regs(op) {
+            self.note_used(r);
+        }
         // A register's handling (reserved? callee-saved? saved already?) depends on the register and the ABI
         // only, and repeats nothing once done: only an instruction naming a register new to the function needs it.
         let bits = I::reg_bits(operands);

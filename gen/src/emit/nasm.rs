@@ -65,12 +65,15 @@ enum GnuAs {
 }
 
 /// The store forms of the moves (`vmovdqa xmm/m128, xmm`, ...): register to register, GNU as picks one when it
-/// saves the 3-byte VEX prefix.
-const STORE_FORMS: [Code; 4] = [
+/// saves the 3-byte VEX prefix. And `xchg` of two registers, whose first GNU as puts in ModRM.rm, NASM in
+/// ModRM.reg.
+const STORE_FORMS: [Code; 6] = [
     Code::VEX_Vmovdqa_xmmm128_xmm,
     Code::VEX_Vmovdqa_ymmm256_ymm,
     Code::VEX_Vmovdqu_xmmm128_xmm,
     Code::VEX_Vmovdqu_ymmm256_ymm,
+    Code::Xchg_rm64_r64,
+    Code::Xchg_rm32_r32,
 ];
 
 /// What NASM must be told about each instruction of `functions` (after the landing pads), in order, to make
@@ -88,7 +91,10 @@ fn gnu_as_forms(functions: &[Function<X86_64>]) -> Result<Vec<GnuAs>, GenError> 
             continue;
         }
         let regs = i.op_count() == 2 && i.op0_kind() == OpKind::Register && i.op1_kind() == OpKind::Register;
-        forms.push(if i.op_count() > 0 && i.op0_kind() == OpKind::NearBranch64 {
+        // `jrcxz` has a rel8 form only, which NASM refuses to be told (`short`).
+        forms.push(if i.code() == Code::Jrcxz_rel8_64 {
+            GnuAs::Spelled(Form::Plain)
+        } else if i.op_count() > 0 && i.op0_kind() == OpKind::NearBranch64 {
             GnuAs::Spelled(Form::Branch { short: i.len() == 2 })
         } else if regs && STORE_FORMS.contains(&i.code()) {
             GnuAs::Bytes(code[i.ip() as usize..i.next_ip() as usize].to_vec())

@@ -124,8 +124,11 @@ fn operands(op: Op, i: &Instruction, at: usize, refs: &mut Refs) -> Result<Opera
     if i.is_broadcast() {
         return Err("a broadcast memory operand".into());
     }
-    if i.op_mask() != Register::None && !info.kinds.contains(&"Zkz") {
+    if i.op_mask() != Register::None && !info.kinds.iter().any(|k| matches!(*k, "Zkz" | "M512k")) {
         return Err(if i.zeroing_masking() { "a zeroing mask" } else { "a merging mask" }.into());
+    }
+    if is_string(i.code()) {
+        return string_operands(info.syntax, i);
     }
     // `sha256rnds2`'s xmm0 is implicit in the entry (and its semantics), a third operand to iced-x86.
     let implicit = i.code() == Code::Sha256rnds2_xmm_xmmm128 && i.op_count() == 3 && i.op2_register() == Register::XMM0;
@@ -137,6 +140,28 @@ fn operands(op: Op, i: &Instruction, at: usize, refs: &mut Refs) -> Result<Opera
         out.push(operand(kind, i, k as u32, at, refs)?);
     }
     Ok(out)
+}
+
+/// Whether `code` is a string instruction the table has (`movsb`, `movsq`, `stosb`, `stosq`).
+fn is_string(code: Code) -> bool {
+    matches!(code, Code::Movsb_m8_m8 | Code::Movsq_m64_m64 | Code::Stosb_m8_AL | Code::Stosq_m64_RAX)
+}
+
+/// A string instruction's entry (`syntax`: `movsb`, `rep movsb`, ...) takes no operands: its rsi, rdi and
+/// accumulator are implicit. It matches the decoded instruction with the same `rep` prefix, 64-bit addresses
+/// and no segment override.
+fn string_operands(syntax: &str, i: &Instruction) -> Result<Operands<Operand>, String> {
+    let rep = syntax.starts_with("rep ");
+    if i.has_repne_prefix() || rep != i.has_rep_prefix() {
+        return Err(format!("a string instruction {} a rep prefix", if rep { "without" } else { "with" }));
+    }
+    if (0..i.op_count()).any(|k| matches!(i.op_kind(k), OpKind::MemoryESEDI | OpKind::MemorySegESI)) {
+        return Err("a string instruction with 32-bit addresses".into());
+    }
+    if i.segment_prefix() != Register::None {
+        return Err("a string instruction with a segment override".into());
+    }
+    Ok(Operands::new())
 }
 
 /// The number of `r` in its class (iced-x86 lists each class in order).
@@ -218,6 +243,12 @@ fn operand(kind: &str, i: &Instruction, k: u32, at: usize, refs: &mut Refs) -> R
             );
             fits.then_some(o).ok_or_else(|| format!("register {r:?} for kind {kind}"))
         }
+        OpKind::Memory if kind == "M512k" => match i.op_mask() {
+            mask if mask != Register::None && k == 0 && !i.zeroing_masking() => {
+                Ok(Operand::MemMask(Size::Zmmword, memory(i, at, refs)?, number(mask, Register::K0)))
+            }
+            _ => Err("memory without a merging mask for kind M512k".into()),
+        },
         OpKind::Memory => {
             Ok(Operand::Mem(size.ok_or_else(|| format!("memory for kind {kind}"))?, memory(i, at, refs)?))
         }
@@ -304,6 +335,9 @@ fn rust_operand(kind: &str, o: &Operand, label: &dyn Fn(&Label) -> String) -> St
         Operand::Imm(v) => format!("{v}"),
         Operand::Sel(v) => format!("{v:#04x}"),
         Operand::Label(l) => format!("&{}", label(l)),
+        Operand::MemMask(s, m, k) => {
+            format!("{}.mask(k({k}))", rust_operand(kind, &Operand::Mem(*s, m.clone()), label))
+        }
         Operand::Mem(_, m) => match (&m.label, m.base, m.index) {
             (Some(l), _, _) if m.disp == 0 => format!("rip(&{})", label(l)),
             (Some(l), _, _) => format!("rip_off(&{}, {})", label(l), m.disp),

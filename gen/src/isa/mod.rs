@@ -91,9 +91,13 @@ pub struct OpInfo<F: 'static, E: 'static = fixed::Encoding> {
 }
 
 impl<F: 'static, E: 'static> OpInfo<F, E> {
-    /// The mnemonic: the first word of the syntax.
+    /// The mnemonic: the first word of the syntax, after a prefix (x86_64's `rep movsb`: `movsb`).
     pub fn mnemonic(&self) -> &'static str {
-        self.syntax.split_whitespace().next().unwrap_or(self.syntax)
+        let mut words = self.syntax.split_whitespace();
+        match words.next() {
+            Some("rep") => words.next().unwrap_or(self.syntax),
+            first => first.unwrap_or(self.syntax),
+        }
     }
 }
 
@@ -156,6 +160,12 @@ pub trait InstructionSet: Sized + 'static {
     fn ops() -> &'static [OpInfo<Self::Feature, Self::Encoding>];
     /// Appends the registers an operand names.
     fn regs(operand: &Self::Operand, out: &mut Vec<Self::Reg>);
+    /// The registers an entry writes without naming them (x86_64's string instructions: rsi, rdi, rcx), which the
+    /// builder saves where the ABI makes them callee-saved.
+    #[inline]
+    fn implicit_regs(_op: Self::Op) -> &'static [Self::Reg] {
+        &[]
+    }
     /// Appends the registers every operand names, in order: [`InstructionSet::regs`] of each (an ISA may
     /// override it with one call per instruction instead of one per operand; the builder calls it per instruction).
     #[inline]

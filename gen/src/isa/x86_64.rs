@@ -48,6 +48,8 @@ crate::define_features! {
         Avx512vl = "AVX512VL",
         /// `movbe` (load or store with the bytes swapped).
         Movbe = "MOVBE",
+        /// `rdrand` (a random number from the CPU's generator).
+        Rdrand = "RDRAND",
     }
 }
 
@@ -68,6 +70,10 @@ pub struct K(pub u8);
 /// ([`Zmm::maskz`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ZmmMaskz(pub Zmm, pub K);
+/// Memory written under a merging opmask, `zmmword ptr [...]{k}`: only the elements whose mask bit is set are
+/// written ([`Mem::mask`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemMask(pub Mem, pub K);
 /// A 128-bit vector register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Xmm(pub u8);
@@ -214,6 +220,13 @@ impl Mem {
     }
 }
 
+impl Mem {
+    /// This memory as a destination under the merging opmask `k` (k1..k7): `[...]{k}`.
+    pub fn mask(self, k: K) -> MemMask {
+        MemMask(self, k)
+    }
+}
+
 /// `[base + disp]`.
 pub fn mem(base: Gpr, disp: i32) -> Mem {
     Mem { base: Some(base), index: None, disp, label: None }
@@ -272,6 +285,8 @@ pub enum Operand {
     K(u8),
     /// Memory of a given width.
     Mem(Size, Mem),
+    /// Memory of a given width written under the merging opmask k`.2` (1..=7): printed `... ptr [...]{k}`.
+    MemMask(Size, Mem, u8),
     /// Immediate printed in decimal (counts, offsets).
     Imm(i64),
     /// Immediate printed as a hex byte (selectors, shuffle controls).
@@ -334,6 +349,8 @@ kinds! {
     Zm { Zmm => |z| Operand::Zmm(z.0), Mem => |m| Operand::Mem(Size::Zmmword, m) }
     /// m512.
     M512 { Mem => |m| Operand::Mem(Size::Zmmword, m) }
+    /// m512 under a merging opmask, `[...]{k}` ([`Mem::mask`]).
+    M512k { MemMask => |m| Operand::MemMask(Size::Zmmword, m.0, m.1 .0) }
     /// zmm destination under a zeroing opmask, `zmm{k}{z}` ([`Zmm::maskz`]).
     Zkz { ZmmMaskz => |z| Operand::ZmmMaskz(z.0 .0, z.1 .0) }
     /// Opmask register.
@@ -535,7 +552,8 @@ macro_rules! x86_64_table {
                     /// (`vpbroadcastq_y_reg`).
                     vpbroadcastq(d, s);
                     /// `vmovdqu8` (AVX-512BW): zmm from zmm or memory (`vmovdqu8`), under a zeroing mask
-                    /// (`vmovdqu8_maskz`), or store (`vmovdqu8_store`).
+                    /// (`vmovdqu8_maskz`), or store (`vmovdqu8_store`), under a merging mask
+                    /// (`vmovdqu8_store_mask`).
                     vmovdqu8(d, s);
                     /// `movzx` of a byte: to a 32-bit (`movzx32`) or 64-bit register (`movzx`).
                     movzx(d, s);
@@ -545,6 +563,8 @@ macro_rules! x86_64_table {
                     vpternlogd(d, a, b, sel);
                     /// `vpbroadcastd` to ymm from an xmm register (`vpbroadcastd_y_reg`).
                     vpbroadcastd(d, s);
+                    /// `xchg`: r64 (`xchg`), r32 (`xchg32`) or a register with m64 (`xchg_mem`).
+                    xchg(d, s);
                 }
 
                 // --- general-purpose ---------------------------------------------------------------------------------
@@ -656,9 +676,9 @@ macro_rules! x86_64_table {
                 /// Signed multiply of `s` by an immediate, the low 32 bits (CF and OF: the product did not fit).
                 imul32_imm: "imul"       (d: R32, s: Rm32, n: I32)         [] as imul_imm
                     => iced!(Imul_r32_rm32_imm8, Imul_r32_rm32_imm32);
-                /// Push the flags (RFLAGS; the model's: the status flags, IF and the reserved bit 1).
+                /// Push the flags (RFLAGS; the model's: the status flags, DF, IF and the reserved bit 1).
                 pushfq:     "pushfq"     ()                                [] => iced!(Pushfq);
-                /// Pop the flags (the model keeps the status flags of the value).
+                /// Pop the flags (the model keeps the status flags and DF of the value).
                 popfq:      "popfq"      ()                                [] => iced!(Popfq);
                 shl32:      "shl"        (d: R32, n: Imm)                  [] as shl => iced!(Shl_rm32_1, Shl_rm32_imm8);
                 shr32:      "shr"        (d: R32, n: Imm)                  [] as shr => iced!(Shr_rm32_1, Shr_rm32_imm8);
@@ -758,6 +778,39 @@ macro_rules! x86_64_table {
                 endbr64:    "endbr64"    ()                                [] => iced!(Endbr64);
                 /// No operation (one byte, 0x90): a placeholder the importer keeps where padding aligns nothing.
                 nop:        "nop"        ()                                [] => iced!(Nopd);
+                /// Swap two registers, flags untouched (`rax` with another: the one-byte `90+r` form, as GNU as).
+                xchg:       "xchg"       (d: R64, s: R64)                  [] as xchg => iced!(Xchg_r64_RAX, Xchg_rm64_r64);
+                /// Swap two 32-bit registers (both zero-extended; `eax, eax` too, which the `90` form would not do).
+                xchg32:     "xchg"       (d: R32, s: R32)                  [] as xchg => iced!(Xchg_r32_EAX, Xchg_rm32_r32);
+                /// Swap a register with memory (an atomic, locked exchange).
+                xchg_mem:   "xchg"       (d: M64, s: R64)                  [] as xchg => iced!(Xchg_rm64_r64);
+                /// Call through a register. The interpreter runs one function: it stops with a fault here.
+                call_reg:   "call"       (t: R64)                          [] => iced!(Call_rm64);
+                /// A random number from the CPU (CF: one was available). The interpreter cannot reproduce one: it
+                /// stops with a fault here.
+                rdrand:     "rdrand"     (d: R64)                          [Rdrand] => iced!(Rdrand_r64);
+                /// Copy the byte at `[rsi]` to `[rdi]`, then step both by 1 (back if DF is set).
+                movsb:      "movsb"      ()                                [] => iced!(Movsb_m8_m8);
+                /// Copy the qword at `[rsi]` to `[rdi]`, then step both by 8 (back if DF is set).
+                movsq:      "movsq"      ()                                [] => iced!(Movsq_m64_m64);
+                /// Store al at `[rdi]`, then step rdi by 1 (back if DF is set).
+                stosb:      "stosb"      ()                                [] => iced!(Stosb_m8_AL);
+                /// Store rax at `[rdi]`, then step rdi by 8 (back if DF is set).
+                stosq:      "stosq"      ()                                [] => iced!(Stosq_m64_RAX);
+                /// `movsb` rcx times (rcx counts down to 0).
+                rep_movsb:  "rep movsb"  ()                                [] => iced!(Movsb_m8_m8);
+                /// `movsq` rcx times (rcx counts down to 0).
+                rep_movsq:  "rep movsq"  ()                                [] => iced!(Movsq_m64_m64);
+                /// `stosb` rcx times (rcx counts down to 0).
+                rep_stosb:  "rep stosb"  ()                                [] => iced!(Stosb_m8_AL);
+                /// `stosq` rcx times (rcx counts down to 0).
+                rep_stosq:  "rep stosq"  ()                                [] => iced!(Stosq_m64_RAX);
+                /// Clear the direction flag (string instructions step forward).
+                cld:        "cld"        ()                                [] => iced!(Cld);
+                /// Set the direction flag (string instructions step back).
+                std:        "std"        ()                                [] => iced!(Std);
+                /// Jump if rcx is zero (rel8 only: the target must be within 127 bytes).
+                jrcxz:      "jrcxz"      (t: Target)                       [] => iced!(Jrcxz_rel8_64);
 
                 // --- 128-bit vector (VEX) -------------------------------------------------------------------------------
                 vmovdqu_load:  "vmovdqu" (d: X, s: M128)                   [Avx] as vmovdqu => iced!(VEX_Vmovdqu_xmm_xmmm128);
@@ -1135,6 +1188,10 @@ macro_rules! x86_64_table {
                 /// The bytes of `s` whose bit of the opmask is set, the others zero.
                 vmovdqu8_maskz: "vmovdqu8" (d: Zkz, s: Zm)                 [Avx512f, Avx512bw] as vmovdqu8
                     => iced!(EVEX_Vmovdqu8_zmm_k1z_zmmm512);
+                /// The bytes of `s` whose bit of the opmask is set into memory, the other bytes of memory kept (and
+                /// not accessed).
+                vmovdqu8_store_mask: "vmovdqu8" (d: M512k, s: Z)           [Avx512f, Avx512bw] as vmovdqu8
+                    => iced!(EVEX_Vmovdqu8_zmmm512_k1z_zmm);
                 /// A 64-bit register into an opmask register.
                 kmovq:      "kmovq"      (d: Kr, s: R64)                   [Avx512f, Avx512bw] => iced!(VEX_Kmovq_kr_r64);
                 /// The 128-bit lane `sel & 3` of `a`.
@@ -1169,6 +1226,20 @@ fn imm_range(op: Op, i: usize) -> (i64, i64) {
     IMM_RANGES.iter().find(|r| r.0 == kind).map_or((i64::MIN, i64::MAX), |r| (r.1, r.2))
 }
 
+/// A memory operand as GNU as reads it in Intel syntax: `zmmword ptr [rip + .Lconst + 16]`.
+fn memory(size: Size, m: &Mem, ctx: &PrintCtx) -> String {
+    let size = match size {
+        Size::Byte => "byte",
+        Size::Dword => "dword",
+        Size::Qword => "qword",
+        Size::Xmmword => "xmmword",
+        Size::Ymmword => "ymmword",
+        Size::Zmmword => "zmmword",
+    };
+    let addr = m.address(|l| format!("rip + {}", ctx.label(l)));
+    format!("{size} ptr [{addr}]")
+}
+
 /// Whether a memory operand's registers and scale can be encoded ([`operand_error`] says why not).
 #[inline]
 fn mem_ok(m: &Mem) -> bool {
@@ -1199,7 +1270,8 @@ fn operand_error(op: Op, operands: &[Operand]) -> Result<(), String> {
             Operand::ZmmMaskz(n, _) if *n > 31 => return Err(format!("zmm{n} out of range zmm0..=zmm31")),
             Operand::ZmmMaskz(_, k) if !(1..8).contains(k) => return Err(format!("k{k} cannot mask: k1..=k7")),
             Operand::K(k) if *k > 7 => return Err(format!("k{k} out of range k0..=k7")),
-            Operand::Mem(_, m) => {
+            Operand::MemMask(_, _, k) if !(1..8).contains(k) => return Err(format!("k{k} cannot mask: k1..=k7")),
+            Operand::Mem(_, m) | Operand::MemMask(_, m, _) => {
                 if let Some(b) = m.base {
                     gpr(b.0)?;
                 }
@@ -1241,6 +1313,22 @@ impl InstructionSet for X86_64 {
     fn ops() -> &'static [OpInfo<X86Feature, X86Encoding>] {
         OPS
     }
+    /// The string instructions' pointers (rsi and rdi, or rdi) and the `rep` forms' count (rcx). (`mul`'s rax and
+    /// rdx, never callee-saved, are the ABI's concern only: `abi::x86_64::implicit_writes`.)
+    #[inline]
+    fn implicit_regs(op: Op) -> &'static [Reg] {
+        const RSI_RDI: &[Reg] = &[Reg::Gpr(6), Reg::Gpr(7)];
+        const RDI: &[Reg] = &[Reg::Gpr(7)];
+        const RCX_RSI_RDI: &[Reg] = &[Reg::Gpr(1), Reg::Gpr(6), Reg::Gpr(7)];
+        const RCX_RDI: &[Reg] = &[Reg::Gpr(1), Reg::Gpr(7)];
+        match op {
+            Op::movsb | Op::movsq => RSI_RDI,
+            Op::stosb | Op::stosq => RDI,
+            Op::rep_movsb | Op::rep_movsq => RCX_RSI_RDI,
+            Op::rep_stosb | Op::rep_stosq => RCX_RDI,
+            _ => &[],
+        }
+    }
     // Inlined into the builder's check, once per instruction at the JIT's startup.
     #[inline(always)]
     fn regs_of(operands: &[Operand], out: &mut Vec<Reg>) {
@@ -1254,7 +1342,7 @@ impl InstructionSet for X86_64 {
         match o {
             Operand::Gpr(n) | Operand::Gpr32(n) | Operand::Gpr8(n) => out.push(Reg::Gpr(*n)),
             Operand::Xmm(n) | Operand::Ymm(n) | Operand::Zmm(n) | Operand::ZmmMaskz(n, _) => out.push(Reg::Vec(*n)),
-            Operand::Mem(_, m) => {
+            Operand::Mem(_, m) | Operand::MemMask(_, m, _) => {
                 out.extend(m.base.map(Reg::from));
                 out.extend(m.index.map(|(r, _)| Reg::from(r)));
             }
@@ -1273,7 +1361,7 @@ impl InstructionSet for X86_64 {
                     1 << (16 + n)
                 }
                 Operand::K(k) if *k < 8 => 0,
-                Operand::Mem(_, m) => {
+                Operand::Mem(_, m) | Operand::MemMask(_, m, _) => {
                     let base = m.base.map_or(Some(0), |b| (b.0 < 16).then_some(1u64 << b.0))?;
                     let index = m.index.map_or(Some(0), |(i, _)| (i.0 < 16).then_some(1u64 << i.0))?;
                     base | index
@@ -1287,20 +1375,25 @@ impl InstructionSet for X86_64 {
     /// Only a label (a branch target or a RIP-relative memory operand's) owns memory.
     #[inline(always)]
     fn owns_nothing(o: &Operand) -> bool {
-        !matches!(o, Operand::Label(_) | Operand::Mem(_, Mem { label: Some(_), .. }))
+        !matches!(
+            o,
+            Operand::Label(_)
+                | Operand::Mem(_, Mem { label: Some(_), .. })
+                | Operand::MemMask(_, Mem { label: Some(_), .. }, _)
+        )
     }
     #[inline]
     fn label(o: &Operand) -> Option<&Label> {
         match o {
             Operand::Label(l) => Some(l),
-            Operand::Mem(_, m) => m.label.as_ref(),
+            Operand::Mem(_, m) | Operand::MemMask(_, m, _) => m.label.as_ref(),
             _ => None,
         }
     }
     fn label_mut(o: &mut Operand) -> Option<&mut Label> {
         match o {
             Operand::Label(l) => Some(l),
-            Operand::Mem(_, m) => m.label.as_mut(),
+            Operand::Mem(_, m) | Operand::MemMask(_, m, _) => m.label.as_mut(),
             _ => None,
         }
     }
@@ -1317,18 +1410,8 @@ impl InstructionSet for X86_64 {
             Operand::Imm(i) => i.to_string(),
             Operand::Sel(i) => format!("{i:#04x}"),
             Operand::Label(l) => ctx.label(l),
-            Operand::Mem(size, m) => {
-                let size = match size {
-                    Size::Byte => "byte",
-                    Size::Dword => "dword",
-                    Size::Qword => "qword",
-                    Size::Xmmword => "xmmword",
-                    Size::Ymmword => "ymmword",
-                    Size::Zmmword => "zmmword",
-                };
-                let addr = m.address(|l| format!("rip + {}", ctx.label(l)));
-                format!("{size} ptr [{addr}]")
-            }
+            Operand::Mem(size, m) => memory(*size, m, ctx),
+            Operand::MemMask(size, m, k) => format!("{}{{k{k}}}", memory(*size, m, ctx)),
         }
     }
     /// Register numbers in their class (general-purpose 0..=15; xmm and ymm 0..=15, as the lowering encodes
@@ -1346,6 +1429,7 @@ impl InstructionSet for X86_64 {
             Operand::ZmmMaskz(n, k) => *n < 32 && (1..8).contains(k),
             Operand::K(k) => *k < 8,
             Operand::Mem(_, m) => mem_ok(m),
+            Operand::MemMask(_, m, k) => mem_ok(m) && (1..8).contains(k),
             Operand::Imm(v) => {
                 let (lo, hi) = imm_range(op, i);
                 (lo..=hi).contains(v)

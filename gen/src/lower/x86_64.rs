@@ -25,7 +25,7 @@ use crate::isa::InstructionSet;
 use crate::layout;
 use crate::syntax::{Directives, Spelling};
 use crate::target::{Arch, Target};
-use iced_x86::{Code, Encoder, Instruction, MemoryOperand, Register};
+use iced_x86::{Code, Encoder, Instruction, MemoryOperand, Register, RepPrefixKind};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -48,6 +48,8 @@ enum Arg {
     R(Register),
     /// A register under a zeroing opmask (the destination).
     Kz(Register, Register),
+    /// Memory under a merging opmask (the destination).
+    Mk(MemoryOperand, Register),
     M(MemoryOperand),
     I(i32),
     /// An immediate outside `i32` (`movabs`).
@@ -100,6 +102,8 @@ fn args(operands: &[Operand]) -> Result<Args, String> {
             Operand::K(k) if *k < 8 => Arg::R(Register::K0 + *k as u32),
             Operand::K(k) => return Err(format!("no register k{k}")),
             Operand::Mem(_, m) => Arg::M(mem_operand(m)),
+            Operand::MemMask(_, m, k) if *k < 8 => Arg::Mk(mem_operand(m), Register::K0 + *k as u32),
+            Operand::MemMask(_, _, k) => return Err(format!("no register k{k}")),
             Operand::Imm(v) => i32::try_from(*v).map_or(Arg::Q(*v), Arg::I),
             Operand::Sel(v) => Arg::I(*v as i32),
             Operand::Label(l) => return Err(format!("label {} outside a branch", l.name())),
@@ -111,7 +115,7 @@ fn args(operands: &[Operand]) -> Result<Args, String> {
 /// The RIP-relative operand of an instruction: its label and addend.
 fn rip_ref(operands: &[Operand]) -> Option<(&Label, i32)> {
     operands.iter().find_map(|o| match o {
-        Operand::Mem(_, m) => m.label.as_ref().map(|l| (l, m.disp)),
+        Operand::Mem(_, m) | Operand::MemMask(_, m, _) => m.label.as_ref().map(|l| (l, m.disp)),
         _ => None,
     })
 }
@@ -127,20 +131,28 @@ fn instruction(code: Code, args: &[Arg]) -> Result<Instruction, String> {
 /// [`instruction`] without formatting its error (none where no constructor takes `args`).
 fn build(code: Code, args: &[Arg]) -> Option<Result<Instruction, iced_x86::IcedError>> {
     use Arg::*;
-    if let Some(&Kz(r, k)) = args.first() {
+    let masked = match args.first() {
+        Some(&Kz(r, k)) => Some((R(r), k, true)),
+        Some(&Mk(m, k)) => Some((M(m), k, false)),
+        _ => None,
+    };
+    if let Some((first, k, zeroing)) = masked {
         let mut plain = [I(0); 4];
         plain[..args.len()].copy_from_slice(args);
-        plain[0] = R(r);
+        plain[0] = first;
         return build(code, &plain[..args.len()]).map(|ins| {
             ins.map(|mut ins| {
                 ins.set_op_mask(k);
-                ins.set_zeroing_masking(true);
+                ins.set_zeroing_masking(zeroing);
                 ins
             })
         });
     }
+    if let Some(swapped) = accumulator_form(code, args) {
+        return swapped.and_then(|a| build(code, &a));
+    }
     Some(match *args {
-        [] => Ok(Instruction::with(code)),
+        [] => string_instruction(code).unwrap_or_else(|| Ok(Instruction::with(code))),
         [R(a)] => Instruction::with1(code, a),
         [M(a)] => Instruction::with1(code, a),
         [R(a), R(b)] => Instruction::with2(code, a, b),
@@ -158,6 +170,33 @@ fn build(code: Code, args: &[Arg]) -> Option<Result<Instruction, iced_x86::IcedE
         [R(a), M(b), I(c)] => Instruction::with3(code, a, b, c),
         [R(a), R(b), R(c), I(d)] => Instruction::with4(code, a, b, c, d),
         [R(a), R(b), M(c), I(d)] => Instruction::with4(code, a, b, c, d),
+        _ => return None,
+    })
+}
+
+/// `xchg`'s one-byte forms (`90+r`, with rax or eax second): the operands in that order (`xchg` commutes, and
+/// GNU as takes the form for either), `None` where the operands already are, and no instruction for `eax, eax`
+/// (`90` is `nop`, which does not zero rax's upper half). Other codes: `None`.
+fn accumulator_form(code: Code, args: &[Arg]) -> Option<Option<[Arg; 2]>> {
+    let acc = match code {
+        Code::Xchg_r64_RAX => Register::RAX,
+        Code::Xchg_r32_EAX => Register::EAX,
+        _ => return None,
+    };
+    match *args {
+        [Arg::R(a), Arg::R(b)] if a == acc && b == acc => (acc == Register::EAX).then_some(None),
+        [Arg::R(a), Arg::R(b)] if a == acc => Some(Some([Arg::R(b), Arg::R(a)])),
+        _ => None,
+    }
+}
+
+/// The string instructions (their operands are implicit: `[rsi]`, `[rdi]`, the accumulator), without a prefix.
+fn string_instruction(code: Code) -> Option<Result<Instruction, iced_x86::IcedError>> {
+    Some(match code {
+        Code::Movsb_m8_m8 => Instruction::with_movsb(64, Register::None, RepPrefixKind::None),
+        Code::Movsq_m64_m64 => Instruction::with_movsq(64, Register::None, RepPrefixKind::None),
+        Code::Stosb_m8_AL => Instruction::with_stosb(64, RepPrefixKind::None),
+        Code::Stosq_m64_RAX => Instruction::with_stosq(64, RepPrefixKind::None),
         _ => return None,
     })
 }
@@ -193,9 +232,10 @@ fn shape(operands: &[Operand]) -> u64 {
             Operand::Zmm(n) => reg(5, *n),
             Operand::ZmmMaskz(n, _) => reg(11, *n),
             Operand::K(n) => reg(12, *n),
-            Operand::Mem(_, m) => {
+            Operand::Mem(_, m) | Operand::MemMask(_, m, _) => {
+                let kind = if matches!(o, Operand::Mem(..)) { 6 } else { 13 };
                 let (index, scale) = m.index.map_or((None, 0), |(i, s)| (Some(i.0), s as u64));
-                6 | (m.label.is_some() as u64) << 4
+                kind | (m.label.is_some() as u64) << 4
                     | (m.base.is_some() as u64) << 5
                     | (index.is_some() as u64) << 6
                     | ((index == Some(4)) as u64) << 7
@@ -340,6 +380,8 @@ impl Key {
                         | rip << 21
                         | (m.disp as u32 as u64) << 32
                 }
+                // Rare: not cached.
+                Operand::MemMask(..) => return None,
                 Operand::Imm(v) => 6 | (i32::try_from(*v).ok()? as u32 as u64) << 32,
                 Operand::Sel(v) => 7 | (*v as u64) << 8,
                 Operand::Label(_) => 8,
@@ -407,17 +449,26 @@ impl Assembler {
         if let Some(e) = key.as_ref().and_then(|k| self.cache.get(k)) {
             return Ok(e);
         }
-        self.encode_new(key, codes, operands)
+        self.encode_new(op, key, codes, operands)
     }
 
-    /// Encodes an instruction the cache lacks (`key`: its key, `None` if it has none) and records it.
+    /// Encodes an instruction of entry `op` the cache lacks (`key`: its key, `None` if it has none) and records it.
     #[inline(never)]
-    fn encode_new(&mut self, key: Option<Key>, codes: &[Code], operands: &[Operand]) -> Result<Encoded, String> {
+    fn encode_new(
+        &mut self,
+        op: Op,
+        key: Option<Key>,
+        codes: &[Code],
+        operands: &[Operand],
+    ) -> Result<Encoded, String> {
         let args = args(operands)?;
         let args = args.as_slice();
         let e = match codes {
             [code] => {
-                let len = self.main.encode(&instruction(*code, args)?, 0).map_err(|e| e.to_string())?;
+                let mut ins = instruction(*code, args)?;
+                // `rep movsb` and the like: the string instruction's code with the prefix.
+                ins.set_has_rep_prefix(X86_64::info(op).syntax.starts_with("rep "));
+                let len = self.main.encode(&ins, 0).map_err(|e| e.to_string())?;
                 Encoded::new(self.len, len, self.main.get_constant_offsets().displacement_offset())?
             }
             _ => self.encode_shortest(codes, args, shape(operands))?,

@@ -2,9 +2,12 @@
 //! [`Sem`](super::x86_64::Sem) table (the flags an instruction writes take the taint of what it read; `xor r, r`
 //! and `pxor`/`xorps`/`vpxor`/`vxorps`/`vpxorq`/`vpxord v, v, v` clear it; `push`/`pop` move a stack slot's; registers used without being
 //! named, [`Sem::implicit`](super::x86_64::Sem::implicit), are read and written as the named ones; `call` pushes a
-//! public return address, `pushfq`/`popfq` move the flags' taint to and from the stack slot). Flagged: a
-//! conditional branch on secret flags, a memory access whose address uses a secret register, and an instruction
-//! marked variable-time ([`Sem::variable_time`](super::x86_64::Sem::variable_time)) with a secret operand.
+//! public return address, `pushfq`/`popfq` move the flags' taint to and from the stack slot; the string
+//! instructions move the taint of the bytes they copy or store, and a masked store's bytes take its opmask's).
+//! Flagged: a conditional branch on secret flags or (`jrcxz`) a secret rcx, a call through a secret register, a
+//! memory access whose address uses a secret register (a string instruction's rsi or rdi too), a `rep` count
+//! (rcx) that is secret, and an instruction marked variable-time
+//! ([`Sem::variable_time`](super::x86_64::Sem::variable_time)) with a secret operand.
 
 use super::ct::{Taint, Tainting};
 use super::x86_64::{address, sem, Machine};
@@ -15,9 +18,22 @@ use crate::isa::x86_64::{Mem, Op, Operand, Reg, Size, X86_64};
 impl Tainting for X86_64 {
     fn step(taint: &mut Taint, inst: &Inst<X86_64>, m: &mut Machine<'_>) -> Vec<&'static str> {
         let (s, ops) = (sem(inst.op), &inst.operands);
+        if let Some(found) = string_step(taint, inst.op, m) {
+            return found;
+        }
         let mut found = Vec::new();
+        if inst.op == Op::jrcxz && taint.gpr[1] {
+            found.push("branch on a secret register");
+        }
+        if inst.op == Op::call_reg && read(taint, m, &ops[0]) {
+            found.push("call through a secret register");
+        }
         let accessed = ops.iter().zip(s.roles).filter(|(_, r)| **r != Role::None);
-        if accessed.clone().any(|(o, _)| matches!(o, Operand::Mem(_, a) if addr_regs(taint, a))) {
+        let secret_address = |o: &Operand| match o {
+            Operand::Mem(_, a) | Operand::MemMask(_, a, _) => addr_regs(taint, a),
+            _ => false,
+        };
+        if accessed.clone().any(|(o, _)| secret_address(o)) {
             found.push("memory address depends on a secret");
         }
         let branch = ops.iter().any(|o| matches!(o, Operand::Label(_)));
@@ -114,6 +130,17 @@ fn write(taint: &mut Taint, m: &mut Machine<'_>, o: &Operand, t: bool) {
                 taint.set_bytes(addr, width(*s), t);
             }
         }
+        // Each byte under the mask takes `t`; a secret mask taints every byte (which of them changed is secret).
+        Operand::MemMask(s, a, k) => {
+            let (mask, secret_mask) = (m.state.k[*k as usize], taint.gpr[K_TAINT + *k as usize]);
+            if let Ok(addr) = address(m, a) {
+                for i in 0..width(*s) {
+                    let at = addr.wrapping_add(i);
+                    let kept = taint.bytes(at, 1);
+                    taint.set_bytes(at, 1, if (mask >> i) & 1 == 1 { t } else { kept } || secret_mask);
+                }
+            }
+        }
         _ => {}
     }
 }
@@ -131,8 +158,43 @@ fn stack(taint: &mut Taint, inst: &Inst<X86_64>, m: &mut Machine<'_>) {
             write(taint, m, &inst.operands[0], t);
         }
         // The return address is public.
-        Op::call => taint.set_bytes(sp.wrapping_sub(8), 8, false),
+        Op::call | Op::call_reg => taint.set_bytes(sp.wrapping_sub(8), 8, false),
         Op::pushfq => taint.set_bytes(sp.wrapping_sub(8), 8, taint.flags),
         _ => {}
     }
+}
+
+/// The string instructions (`movsb`, `rep stosq`, ...): `None` for any other entry. Flagged: an address from a
+/// secret rsi or rdi, and a secret count (rcx) of a `rep` form, which decides how long it runs. The bytes written
+/// take the taint of the bytes read (`movs`, element by element) or of rax (`stos`); the pointers and the count
+/// keep theirs.
+fn string_step(taint: &mut Taint, op: Op, m: &mut Machine<'_>) -> Option<Vec<&'static str>> {
+    let (kind, width, rep) = match op {
+        Op::movsb => (b'm', 1, false),
+        Op::movsq => (b'm', 8, false),
+        Op::stosb => (b's', 1, false),
+        Op::stosq => (b's', 8, false),
+        Op::rep_movsb => (b'm', 1, true),
+        Op::rep_movsq => (b'm', 8, true),
+        Op::rep_stosb => (b's', 1, true),
+        Op::rep_stosq => (b's', 8, true),
+        _ => return None,
+    };
+    let mut found = Vec::new();
+    if taint.gpr[7] || (kind == b'm' && taint.gpr[6]) {
+        found.push("memory address depends on a secret");
+    }
+    if rep && taint.gpr[1] {
+        found.push("variable-time instruction on a secret");
+    }
+    let back = m.state.flags & super::x86_64::DF != 0;
+    let count = if rep { m.state.gpr[1].min(1 << 20) } else { 1 };
+    let (mut src, mut dst) = (m.state.gpr[6], m.state.gpr[7]);
+    for _ in 0..count {
+        let t = if kind == b'm' { taint.bytes(src, width) } else { taint.gpr[0] };
+        taint.set_bytes(dst, width, t);
+        let step = if back { width.wrapping_neg() } else { width };
+        (src, dst) = (src.wrapping_add(step), dst.wrapping_add(step));
+    }
+    Some(found)
 }

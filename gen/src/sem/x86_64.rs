@@ -1,6 +1,9 @@
 //! x86_64 semantics: the machine state and one [`Sem`] per entry of `isa::x86_64::OPS`, in `Op` order
 //! ([`sem`] looks an entry up). Vector registers (zmm0-zmm31) hold [`VEC_BYTES`] bytes, little-endian; writing
-//! an xmm or ymm register (VEX) or a zmm register (EVEX) zeroes the rest of it.
+//! an xmm or ymm register (VEX) or a zmm register (EVEX) zeroes the rest of it. The flags are the status flags and
+//! the direction flag ([`DF`], which `cld` and `std` change and the string instructions follow). Two entries stop
+//! the interpreter with a [`Fault`] instead of modelling what no interpreter of one function can: `rdrand`
+//! ([`RDRAND`]: a random number) and `call_reg` ([`INDIRECT_CALL`]: a call to an address).
 
 use super::aes;
 use super::{Fault, Flow, Memory, Role, VEC_BYTES, VEC_REGS};
@@ -20,6 +23,9 @@ pub const SF: u64 = 1 << 7;
 pub const OF: u64 = 1 << 11;
 /// The six status flags.
 pub const STATUS: u64 = CF | PF | AF | ZF | SF | OF;
+/// Direction flag (a control flag: string instructions step back where it is set). The model keeps it in
+/// [`State::flags`] beside the status flags.
+pub const DF: u64 = 1 << 10;
 
 /// A vector register's bytes.
 pub type Vector = [u8; VEC_BYTES];
@@ -533,6 +539,37 @@ fn push_pop(m: &mut Machine<'_>, ops: &[Operand], push: bool) -> Result<(), Faul
     }
 }
 
+/// `xchg`: `d` and `s` swapped (where both name one register it keeps its value, zero-extended for 32 bits).
+fn exchange(m: &mut Machine<'_>, ops: &[Operand]) -> Result<(), Fault> {
+    let (d, s) = (gpr(m, &ops[0])?, gpr(m, &ops[1])?);
+    // Memory first: its address may use the register.
+    set_gpr(m, &ops[0], s)?;
+    set_gpr(m, &ops[1], d)
+}
+
+/// The string instructions: `kind` `b'm'` (`movs`: `[rsi]` to `[rdi]`) or `b's'` (`stos`: rax's low `width`
+/// bytes to `[rdi]`), elements of `width` bytes, the pointers stepped forward or, where DF is set, back; with
+/// `rep`, rcx times, rcx counted down to 0 (none where it is 0).
+pub(crate) fn string(m: &mut Machine<'_>, kind: u8, width: usize, rep: bool) -> Result<(), Fault> {
+    let step = if m.state.flags & DF != 0 { (width as u64).wrapping_neg() } else { width as u64 };
+    loop {
+        if rep && m.state.gpr[1] == 0 {
+            return Ok(());
+        }
+        let mut b = m.state.gpr[0].to_le_bytes();
+        if kind == b'm' {
+            m.mem.read(m.state.gpr[6], &mut b[..width])?;
+            m.state.gpr[6] = m.state.gpr[6].wrapping_add(step);
+        }
+        m.mem.write(m.state.gpr[7], &b[..width])?;
+        m.state.gpr[7] = m.state.gpr[7].wrapping_add(step);
+        if !rep {
+            return Ok(());
+        }
+        m.state.gpr[1] -= 1;
+    }
+}
+
 fn jump<'o>(m: &Machine<'_>, ops: &'o [Operand], taken: fn(u64) -> bool) -> Flow<'o> {
     match &ops[0] {
         Operand::Label(l) if taken(m.state.flags) => Flow::Jump(l),
@@ -765,6 +802,15 @@ const XMM0: Reg = Reg::Vec(0);
 pub const PUSHED_FLAGS: u64 = 0x202;
 /// What `call` pushes for a return address (the interpreter returns by its own record of the call).
 pub const RETURN_MARK: u64 = 0x5245_5455_524e_0000;
+/// rcx, rsi and rdi, as the string instructions use them implicitly.
+const RCX: Reg = Reg::Gpr(1);
+const RSI: Reg = Reg::Gpr(6);
+const RDI: Reg = Reg::Gpr(7);
+/// The fault `call_reg` stops the interpreter with: its target is an address, not a label of the function.
+pub const INDIRECT_CALL: &str =
+    "call through a register: the interpreter runs one function and follows no indirect call";
+/// The fault `rdrand` stops the interpreter with: no model reproduces the CPU's random numbers.
+pub const RDRAND: &str = "rdrand: the interpreter cannot reproduce a random number";
 /// Status flags of `mul` and `imul` left undefined (all but CF and OF).
 const IMUL_U: u64 = SF | ZF | AF | PF;
 
@@ -870,7 +916,7 @@ static SEMS: &[Sem] = sems! {
     imul_imm [W, R, N] 0, STATUS, IMUL_U, false, |m, o| imul3(m, o);
     imul32_imm [W, R, N] 0, STATUS, IMUL_U, false, |m, o| imul3(m, o);
     pushfq [] STATUS, 0, 0, false, |m, o| {
-        let v = (m.state.flags & STATUS) | PUSHED_FLAGS;
+        let v = (m.state.flags & (STATUS | DF)) | PUSHED_FLAGS;
         let sp = m.state.gpr[4].wrapping_sub(8);
         m.mem.write(sp, &v.to_le_bytes())?;
         m.state.gpr[4] = sp;
@@ -881,7 +927,7 @@ static SEMS: &[Sem] = sems! {
         let mut b = [0; 8];
         m.mem.read(sp, &mut b)?;
         m.state.gpr[4] = sp.wrapping_add(8);
-        set_flags(m, STATUS, u64::from_le_bytes(b));
+        set_flags(m, STATUS | DF, u64::from_le_bytes(b));
         Ok(())
     };
     shl32 [RW, N] 0, STATUS, SHIFT_U, false, |m, o| shift(m, o, b'l');
@@ -975,6 +1021,28 @@ static SEMS: &[Sem] = sems! {
     };
     endbr64 [] 0, 0, 0, false, |m, o| Ok(());
     nop [] 0, 0, 0, false, |m, o| Ok(());
+    xchg [RW, RW] 0, 0, 0, false, |m, o| exchange(m, o);
+    xchg32 [RW, RW] 0, 0, 0, false, |m, o| exchange(m, o);
+    xchg_mem [RW, RW] 0, 0, 0, false, |m, o| exchange(m, o);
+    call_reg [R] 0, 0, 0, false, result |m, o| {
+        let target = gpr(m, &o[0])?;
+        Err(Fault { addr: target, len: 0, what: INDIRECT_CALL })
+    };
+    rdrand [W] 0, STATUS, 0, false, result |m, o| Err(Fault { addr: 0, len: 0, what: RDRAND });
+    movsb [] @[RSI => RW, RDI => RW] 0, 0, 0, false, |m, o| string(m, b'm', 1, false);
+    movsq [] @[RSI => RW, RDI => RW] 0, 0, 0, false, |m, o| string(m, b'm', 8, false);
+    stosb [] @[RAX => R, RDI => RW] 0, 0, 0, false, |m, o| string(m, b's', 1, false);
+    stosq [] @[RAX => R, RDI => RW] 0, 0, 0, false, |m, o| string(m, b's', 8, false);
+    rep_movsb [] @[RSI => RW, RDI => RW, RCX => RW] 0, 0, 0, false, |m, o| string(m, b'm', 1, true);
+    rep_movsq [] @[RSI => RW, RDI => RW, RCX => RW] 0, 0, 0, false, |m, o| string(m, b'm', 8, true);
+    rep_stosb [] @[RAX => R, RDI => RW, RCX => RW] 0, 0, 0, false, |m, o| string(m, b's', 1, true);
+    rep_stosq [] @[RAX => R, RDI => RW, RCX => RW] 0, 0, 0, false, |m, o| string(m, b's', 8, true);
+    cld [] 0, 0, 0, false, |m, o| { m.state.flags &= !DF; Ok(()) };
+    std [] 0, 0, 0, false, |m, o| { m.state.flags |= DF; Ok(()) };
+    jrcxz [N] 0, 0, 0, false, flow |m, o| match &o[0] {
+        Operand::Label(l) if m.state.gpr[1] == 0 => Flow::Jump(l),
+        _ => Flow::Next,
+    };
     vmovdqu_load [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vmovdqu_store [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vmovdqa [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
@@ -1330,6 +1398,15 @@ static SEMS: &[Sem] = sems! {
             }
         }
         m.state.vec[n as usize] = d;
+        Ok(())
+    };
+    vmovdqu8_store_mask [W, R] 0, 0, 0, false, |m, o| {
+        let Operand::MemMask(_, a, k) = &o[0] else { unreachable!("vmovdqu8_store_mask writes m512{{k}}") };
+        let (mask, s, addr) = (m.state.k[*k as usize], vec(m, &o[1])?, address(m, a)?);
+        // Masked-off bytes are not written (they do not fault: how a tail is stored).
+        for i in (0..VEC_BYTES).filter(|i| (mask >> i) & 1 == 1) {
+            m.mem.write(addr.wrapping_add(i as u64), &s[i..i + 1])?;
+        }
         Ok(())
     };
     kmovq [W, R] 0, 0, 0, false, |m, o| {

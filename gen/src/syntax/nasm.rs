@@ -106,6 +106,7 @@ pub fn format_inst(inst: &Inst<X86_64>, ctx: &PrintCtx, form: Form) -> String {
         .iter()
         .map(|o| match (o, form) {
             (Operand::Mem(size, m), _) => memory(*size, m, sized),
+            (Operand::MemMask(size, m, k), _) => format!("{}{{k{k}}}", memory(*size, m, sized)),
             (Operand::Label(l), Form::Branch { short: true }) => format!("short {}", local_label(l)),
             (Operand::Label(l), Form::Branch { short: false }) => format!("near {}", local_label(l)),
             (Operand::Label(l), _) => local_label(l),
