@@ -84,6 +84,7 @@ imp_scalar32:
 	add	eax, ecx
 	ror	eax, 7
 	rorx	edx, eax, 11
+	.byte	0x0f, 0x1f, 0x00	# nop dword ptr [rax], as perlasm writes it: a lone nop that aligns nothing
 	shld	eax, edx, 3
 	xor	edx, dword ptr [rdi + 4]
 	andn	r8d, eax, edx

@@ -778,6 +778,9 @@ macro_rules! x86_64_table {
                 endbr64:    "endbr64"    ()                                [] => iced!(Endbr64);
                 /// No operation (one byte, 0x90): a placeholder the importer keeps where padding aligns nothing.
                 nop:        "nop"        ()                                [] => iced!(Nopd);
+                /// No operation, three bytes or more (`0f 1f /0`): the address is neither computed nor accessed.
+                /// Perlasm writes it as bytes inside functions; the importer keeps it where it aligns nothing.
+                nop_m:      "nop"        (m: M32)                          [] => iced!(Nop_rm32);
                 /// Swap two registers, flags untouched (`rax` with another: the one-byte `90+r` form, as GNU as).
                 xchg:       "xchg"       (d: R64, s: R64)                  [] as xchg => iced!(Xchg_r64_RAX, Xchg_rm64_r64);
                 /// Swap two 32-bit registers (both zero-extended; `eax, eax` too, which the `90` form would not do).

@@ -1021,6 +1021,7 @@ static SEMS: &[Sem] = sems! {
     };
     endbr64 [] 0, 0, 0, false, |m, o| Ok(());
     nop [] 0, 0, 0, false, |m, o| Ok(());
+    nop_m [N] 0, 0, 0, false, |m, o| Ok(());
     xchg [RW, RW] 0, 0, 0, false, |m, o| exchange(m, o);
     xchg32 [RW, RW] 0, 0, 0, false, |m, o| exchange(m, o);
     xchg_mem [RW, RW] 0, 0, 0, false, |m, o| exchange(m, o);

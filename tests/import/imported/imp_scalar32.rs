@@ -1,4 +1,4 @@
-//! `imp_scalar32`, imported by `cargo xtask import` from tests/import/x86_64.S (offset 0xd9): 16 instructions.
+//! `imp_scalar32`, imported by `cargo xtask import` from tests/import/x86_64.S (offset 0xd9): 17 instructions.
 
 use asmgen::isa::x86_64::{regs::*, mem, mem_index, Gpr32, X86Feature, X86_64};
 use asmgen::{Abi, Builder, Function, GenError};
@@ -10,6 +10,7 @@ pub fn imp_scalar32(abi: Abi) -> Result<Function<X86_64>, GenError> {
     b.add(Gpr32(0), Gpr32(1));
     b.ror(Gpr32(0), 7);
     b.rorx(Gpr32(2), Gpr32(0), 11);
+    b.nop_m(mem(RAX, 0));
     b.shld(Gpr32(0), Gpr32(2), 3);
     b.xor(Gpr32(2), mem(RDI, 4));
     b.andn(Gpr32(8), Gpr32(0), Gpr32(2));

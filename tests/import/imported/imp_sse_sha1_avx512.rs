@@ -1,4 +1,4 @@
-//! `imp_sse_sha1_avx512`, imported by `cargo xtask import` from tests/import/x86_64.S (offset 0x116): 15 instructions.
+//! `imp_sse_sha1_avx512`, imported by `cargo xtask import` from tests/import/x86_64.S (offset 0x119): 15 instructions.
 
 use asmgen::isa::x86_64::{regs::*, mem, X86Feature, Xmm, Zmm, X86_64};
 use asmgen::{Abi, Builder, Function, GenError};

@@ -1,4 +1,4 @@
-//! `imp_strings_xchg`, imported by `cargo xtask import` from tests/import/x86_64.S (offset 0x164): 23 instructions.
+//! `imp_strings_xchg`, imported by `cargo xtask import` from tests/import/x86_64.S (offset 0x167): 23 instructions.
 
 use asmgen::isa::x86_64::{regs::*, mem, rip, Gpr32, X86Feature, Zmm, X86_64};
 use asmgen::{Abi, Builder, Function, GenError};
