@@ -4418,8 +4418,9 @@ _asmgen_ghash_init_vpclmul_avx512:
  * ----------------------------------------------------------------------------------------------------
  * GHASH update (SP 800-38D): state = (state ^ X) * H for each 16-byte block X of data.
  * 32 blocks per reduction on zmm (keys from the table's extension), four blocks per vpclmulqdq:
- * (S + X1)*H^32 + X2*H^31 + ... + X32*H^1, Karatsuba products, one reduction; then one batch of 16;
- * fewer than 16 blocks left: the ymm set's batch of 8 and tail.
+ * (S + X1)*H^32 + X2*H^31 + ... + X32*H^1, Karatsuba products, one reduction, done while the next
+ * batch's products are summed in a second set of registers; then one batch of 16; fewer than 16 blocks
+ * left: the ymm set's batch of 8 and tail.
  *
  * void asmgen_ghash_update_vpclmul_avx512(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
  * Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW
@@ -4458,82 +4459,135 @@ _asmgen_ghash_update_vpclmul_avx512:
 	vmovdqu64   zmm31, zmmword ptr [rsi + 1280]
 	cmp         rcx, 32
 	jb          Lasmgen_ghash_update_vpclmul_avx512_batch16
-	.p2align 4
-Lasmgen_ghash_update_vpclmul_avx512_loop32:
+	/* The first batch: its sums in set A, reduced by the next batch or after the loop. */
 	/* blocks 4..7 times H^28..H^25 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 64]
 	vpshufb     zmm4, zmm4, zmm15
 	vpshufd     zmm6, zmm4, 0x4e
 	vpxorq      zmm6, zmm6, zmm4
-	vpclmulqdq  zmm1, zmm4, zmm22, 0x00
-	vpclmulqdq  zmm2, zmm4, zmm22, 0x11
-	vpclmulqdq  zmm3, zmm6, zmm30, 0x10
+	vpclmulqdq  zmm5, zmm4, zmm22, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm22, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm30, 0x10
 	/* blocks 8..11 times H^24..H^21 */
-	vmovdqu64   zmm4, zmmword ptr [rdx + 128]
-	vpshufb     zmm4, zmm4, zmm15
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
-	vpclmulqdq  zmm5, zmm4, zmm21, 0x00
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm4, zmm21, 0x11
-	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm29, 0x10
-	vpxorq      zmm3, zmm3, zmm5
+	vmovdqu64   zmm10, zmmword ptr [rdx + 128]
+	vpshufb     zmm10, zmm10, zmm15
+	vpshufd     zmm11, zmm10, 0x4e
+	vpxorq      zmm11, zmm11, zmm10
+	vpclmulqdq  zmm12, zmm10, zmm21, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm21, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm29, 0x10
+	vpxorq      zmm1, zmm5, zmm12
+	vpxorq      zmm2, zmm4, zmm10
+	vpxorq      zmm3, zmm6, zmm11
 	/* blocks 12..15 times H^20..H^17 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 192]
 	vpshufb     zmm4, zmm4, zmm15
 	vpshufd     zmm6, zmm4, 0x4e
 	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm5, zmm4, zmm20, 0x00
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm4, zmm20, 0x11
-	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm28, 0x10
-	vpxorq      zmm3, zmm3, zmm5
+	vpclmulqdq  zmm4, zmm4, zmm20, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm28, 0x10
 	/* blocks 16..19 times H^16..H^13 */
-	vmovdqu64   zmm4, zmmword ptr [rdx + 256]
-	vpshufb     zmm4, zmm4, zmm15
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
-	vpclmulqdq  zmm5, zmm4, zmm19, 0x00
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm4, zmm19, 0x11
-	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm27, 0x10
-	vpxorq      zmm3, zmm3, zmm5
+	vmovdqu64   zmm10, zmmword ptr [rdx + 256]
+	vpshufb     zmm10, zmm10, zmm15
+	vpshufd     zmm11, zmm10, 0x4e
+	vpxorq      zmm11, zmm11, zmm10
+	vpclmulqdq  zmm12, zmm10, zmm19, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm19, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm27, 0x10
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
 	/* blocks 20..23 times H^12..H^9 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 320]
 	vpshufb     zmm4, zmm4, zmm15
 	vpshufd     zmm6, zmm4, 0x4e
 	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm5, zmm4, zmm18, 0x00
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm4, zmm18, 0x11
-	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm26, 0x10
-	vpxorq      zmm3, zmm3, zmm5
+	vpclmulqdq  zmm4, zmm4, zmm18, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm26, 0x10
 	/* blocks 24..27 times H^8..H^5 */
-	vmovdqu64   zmm4, zmmword ptr [rdx + 384]
-	vpshufb     zmm4, zmm4, zmm15
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
-	vpclmulqdq  zmm5, zmm4, zmm17, 0x00
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm4, zmm17, 0x11
-	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm25, 0x10
-	vpxorq      zmm3, zmm3, zmm5
+	vmovdqu64   zmm10, zmmword ptr [rdx + 384]
+	vpshufb     zmm10, zmm10, zmm15
+	vpshufd     zmm11, zmm10, 0x4e
+	vpxorq      zmm11, zmm11, zmm10
+	vpclmulqdq  zmm12, zmm10, zmm17, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm17, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm25, 0x10
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
 	/* blocks 28..31 times H^4..H^1 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 448]
 	vpshufb     zmm4, zmm4, zmm15
 	vpshufd     zmm6, zmm4, 0x4e
 	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm5, zmm4, zmm16, 0x00
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm4, zmm16, 0x11
-	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm24, 0x10
-	vpxorq      zmm3, zmm3, zmm5
+	vpclmulqdq  zmm4, zmm4, zmm16, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm24, 0x10
+	/* blocks 0..3 times H^32..H^29 */
+	vmovdqu64   zmm10, zmmword ptr [rdx]
+	vpshufb     zmm10, zmm10, zmm15
+	vpxorq      zmm10, zmm10, zmm0
+	vpshufd     zmm11, zmm10, 0x4e
+	vpxorq      zmm11, zmm11, zmm10
+	vpclmulqdq  zmm12, zmm10, zmm23, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm23, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm31, 0x10
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
+	add         rdx, 512
+	sub         rcx, 32
+	cmp         rcx, 32
+	jb          Lasmgen_ghash_update_vpclmul_avx512_reduce_a
+	.p2align 4
+Lasmgen_ghash_update_vpclmul_avx512_loop32:
+	/* A batch into set B while set A is reduced into the state, then one into A while B is. */
+	/* blocks 4..7 times H^28..H^25 */
+	vmovdqu64   zmm4, zmmword ptr [rdx + 64]
+	vpshufb     zmm4, zmm4, zmm15
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vpclmulqdq  zmm5, zmm4, zmm22, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm22, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm30, 0x10
+	/* blocks 8..11 times H^24..H^21 */
+	vmovdqu64   zmm10, zmmword ptr [rdx + 128]
+	vpshufb     zmm10, zmm10, zmm15
+	vpshufd     zmm11, zmm10, 0x4e
+	vpxorq      zmm11, zmm11, zmm10
+	vpclmulqdq  zmm12, zmm10, zmm21, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm21, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm29, 0x10
+	vpxorq      zmm7, zmm5, zmm12
+	vpxorq      zmm8, zmm4, zmm10
+	vpxorq      zmm9, zmm6, zmm11
+	/* Karatsuba's fix-up on every lane; the four lanes of each sum added; the reduction on xmm. */
+	vpternlogq  zmm3, zmm1, zmm2, 0x96
+	vextracti64x4 ymm13, zmm1, 0x01
+	vpxor       ymm1, ymm1, ymm13
+	vextracti128 xmm13, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm13
+	vextracti64x4 ymm13, zmm2, 0x01
+	vpxor       ymm2, ymm2, ymm13
+	vextracti128 xmm13, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm13
+	vextracti64x4 ymm13, zmm3, 0x01
+	vpxor       ymm3, ymm3, ymm13
+	vextracti128 xmm13, ymm3, 0x01
+	vpxor       xmm3, xmm3, xmm13
+	vpslldq     xmm13, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm13
+	vpxor       xmm2, xmm2, xmm3
+	vpclmulqdq  xmm13, xmm1, xmmword ptr [rip + Lconst_polyval_poly], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm13
+	vpclmulqdq  xmm13, xmm1, xmmword ptr [rip + Lconst_polyval_poly], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm13
+	vpxor       xmm0, xmm1, xmm2
 	/* blocks 0..3 times H^32..H^29 */
 	vmovdqu64   zmm4, zmmword ptr [rdx]
 	vpshufb     zmm4, zmm4, zmm15
@@ -4541,41 +4595,222 @@ Lasmgen_ghash_update_vpclmul_avx512_loop32:
 	vpshufd     zmm6, zmm4, 0x4e
 	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm5, zmm4, zmm23, 0x00
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm4, zmm23, 0x11
-	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm31, 0x10
-	vpxorq      zmm3, zmm3, zmm5
-	/* The four lanes of each sum added; then Karatsuba and the reduction on xmm. */
-	vextracti64x4 ymm5, zmm1, 0x01
-	vpxor       ymm1, ymm1, ymm5
-	vextracti128 xmm5, ymm1, 0x01
-	vpxor       xmm1, xmm1, xmm5
-	vextracti64x4 ymm5, zmm2, 0x01
-	vpxor       ymm2, ymm2, ymm5
-	vextracti128 xmm5, ymm2, 0x01
-	vpxor       xmm2, xmm2, xmm5
-	vextracti64x4 ymm5, zmm3, 0x01
-	vpxor       ymm3, ymm3, ymm5
-	vextracti128 xmm5, ymm3, 0x01
-	vpxor       xmm3, xmm3, xmm5
-	vpxor       xmm3, xmm3, xmm1
-	vpxor       xmm3, xmm3, xmm2
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + Lconst_polyval_poly], 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + Lconst_polyval_poly], 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm0, xmm1, xmm2
+	vpclmulqdq  zmm4, zmm4, zmm23, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm31, 0x10
+	/* blocks 12..15 times H^20..H^17 */
+	vmovdqu64   zmm10, zmmword ptr [rdx + 192]
+	vpshufb     zmm10, zmm10, zmm15
+	vpshufd     zmm11, zmm10, 0x4e
+	vpxorq      zmm11, zmm11, zmm10
+	vpclmulqdq  zmm12, zmm10, zmm20, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm20, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm28, 0x10
+	vpternlogq  zmm7, zmm5, zmm12, 0x96
+	vpternlogq  zmm8, zmm4, zmm10, 0x96
+	vpternlogq  zmm9, zmm6, zmm11, 0x96
+	/* blocks 16..19 times H^16..H^13 */
+	vmovdqu64   zmm4, zmmword ptr [rdx + 256]
+	vpshufb     zmm4, zmm4, zmm15
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vpclmulqdq  zmm5, zmm4, zmm19, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm19, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm27, 0x10
+	/* blocks 20..23 times H^12..H^9 */
+	vmovdqu64   zmm10, zmmword ptr [rdx + 320]
+	vpshufb     zmm10, zmm10, zmm15
+	vpshufd     zmm11, zmm10, 0x4e
+	vpxorq      zmm11, zmm11, zmm10
+	vpclmulqdq  zmm12, zmm10, zmm18, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm18, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm26, 0x10
+	vpternlogq  zmm7, zmm5, zmm12, 0x96
+	vpternlogq  zmm8, zmm4, zmm10, 0x96
+	vpternlogq  zmm9, zmm6, zmm11, 0x96
+	/* blocks 24..27 times H^8..H^5 */
+	vmovdqu64   zmm4, zmmword ptr [rdx + 384]
+	vpshufb     zmm4, zmm4, zmm15
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vpclmulqdq  zmm5, zmm4, zmm17, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm17, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm25, 0x10
+	/* blocks 28..31 times H^4..H^1 */
+	vmovdqu64   zmm10, zmmword ptr [rdx + 448]
+	vpshufb     zmm10, zmm10, zmm15
+	vpshufd     zmm11, zmm10, 0x4e
+	vpxorq      zmm11, zmm11, zmm10
+	vpclmulqdq  zmm12, zmm10, zmm16, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm16, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm24, 0x10
+	vpternlogq  zmm7, zmm5, zmm12, 0x96
+	vpternlogq  zmm8, zmm4, zmm10, 0x96
+	vpternlogq  zmm9, zmm6, zmm11, 0x96
+	add         rdx, 512
+	sub         rcx, 32
+	cmp         rcx, 32
+	jb          Lasmgen_ghash_update_vpclmul_avx512_reduce_b
+	/* blocks 4..7 times H^28..H^25 */
+	vmovdqu64   zmm4, zmmword ptr [rdx + 64]
+	vpshufb     zmm4, zmm4, zmm15
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vpclmulqdq  zmm5, zmm4, zmm22, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm22, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm30, 0x10
+	/* blocks 8..11 times H^24..H^21 */
+	vmovdqu64   zmm10, zmmword ptr [rdx + 128]
+	vpshufb     zmm10, zmm10, zmm15
+	vpshufd     zmm11, zmm10, 0x4e
+	vpxorq      zmm11, zmm11, zmm10
+	vpclmulqdq  zmm12, zmm10, zmm21, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm21, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm29, 0x10
+	vpxorq      zmm1, zmm5, zmm12
+	vpxorq      zmm2, zmm4, zmm10
+	vpxorq      zmm3, zmm6, zmm11
+	/* Karatsuba's fix-up on every lane; the four lanes of each sum added; the reduction on xmm. */
+	vpternlogq  zmm9, zmm7, zmm8, 0x96
+	vextracti64x4 ymm13, zmm7, 0x01
+	vpxor       ymm7, ymm7, ymm13
+	vextracti128 xmm13, ymm7, 0x01
+	vpxor       xmm7, xmm7, xmm13
+	vextracti64x4 ymm13, zmm8, 0x01
+	vpxor       ymm8, ymm8, ymm13
+	vextracti128 xmm13, ymm8, 0x01
+	vpxor       xmm8, xmm8, xmm13
+	vextracti64x4 ymm13, zmm9, 0x01
+	vpxor       ymm9, ymm9, ymm13
+	vextracti128 xmm13, ymm9, 0x01
+	vpxor       xmm9, xmm9, xmm13
+	vpslldq     xmm13, xmm9, 8
+	vpsrldq     xmm9, xmm9, 8
+	vpxor       xmm7, xmm7, xmm13
+	vpxor       xmm8, xmm8, xmm9
+	vpclmulqdq  xmm13, xmm7, xmmword ptr [rip + Lconst_polyval_poly], 0x10
+	vpshufd     xmm7, xmm7, 0x4e
+	vpxor       xmm7, xmm7, xmm13
+	vpclmulqdq  xmm13, xmm7, xmmword ptr [rip + Lconst_polyval_poly], 0x10
+	vpshufd     xmm7, xmm7, 0x4e
+	vpxor       xmm7, xmm7, xmm13
+	vpxor       xmm0, xmm7, xmm8
+	/* blocks 0..3 times H^32..H^29 */
+	vmovdqu64   zmm4, zmmword ptr [rdx]
+	vpshufb     zmm4, zmm4, zmm15
+	vpxorq      zmm4, zmm4, zmm0
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vpclmulqdq  zmm5, zmm4, zmm23, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm23, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm31, 0x10
+	/* blocks 12..15 times H^20..H^17 */
+	vmovdqu64   zmm10, zmmword ptr [rdx + 192]
+	vpshufb     zmm10, zmm10, zmm15
+	vpshufd     zmm11, zmm10, 0x4e
+	vpxorq      zmm11, zmm11, zmm10
+	vpclmulqdq  zmm12, zmm10, zmm20, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm20, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm28, 0x10
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
+	/* blocks 16..19 times H^16..H^13 */
+	vmovdqu64   zmm4, zmmword ptr [rdx + 256]
+	vpshufb     zmm4, zmm4, zmm15
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vpclmulqdq  zmm5, zmm4, zmm19, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm19, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm27, 0x10
+	/* blocks 20..23 times H^12..H^9 */
+	vmovdqu64   zmm10, zmmword ptr [rdx + 320]
+	vpshufb     zmm10, zmm10, zmm15
+	vpshufd     zmm11, zmm10, 0x4e
+	vpxorq      zmm11, zmm11, zmm10
+	vpclmulqdq  zmm12, zmm10, zmm18, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm18, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm26, 0x10
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
+	/* blocks 24..27 times H^8..H^5 */
+	vmovdqu64   zmm4, zmmword ptr [rdx + 384]
+	vpshufb     zmm4, zmm4, zmm15
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vpclmulqdq  zmm5, zmm4, zmm17, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm17, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm25, 0x10
+	/* blocks 28..31 times H^4..H^1 */
+	vmovdqu64   zmm10, zmmword ptr [rdx + 448]
+	vpshufb     zmm10, zmm10, zmm15
+	vpshufd     zmm11, zmm10, 0x4e
+	vpxorq      zmm11, zmm11, zmm10
+	vpclmulqdq  zmm12, zmm10, zmm16, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm16, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm24, 0x10
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
 	add         rdx, 512
 	sub         rcx, 32
 	cmp         rcx, 32
 	jae         Lasmgen_ghash_update_vpclmul_avx512_loop32
+
+Lasmgen_ghash_update_vpclmul_avx512_reduce_a:
+	/* Karatsuba's fix-up on every lane; the four lanes of each sum added; the reduction on xmm. */
+	vpternlogq  zmm3, zmm1, zmm2, 0x96
+	vextracti64x4 ymm13, zmm1, 0x01
+	vpxor       ymm1, ymm1, ymm13
+	vextracti128 xmm13, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm13
+	vextracti64x4 ymm13, zmm2, 0x01
+	vpxor       ymm2, ymm2, ymm13
+	vextracti128 xmm13, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm13
+	vextracti64x4 ymm13, zmm3, 0x01
+	vpxor       ymm3, ymm3, ymm13
+	vextracti128 xmm13, ymm3, 0x01
+	vpxor       xmm3, xmm3, xmm13
+	vpslldq     xmm13, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm13
+	vpxor       xmm2, xmm2, xmm3
+	vpclmulqdq  xmm13, xmm1, xmmword ptr [rip + Lconst_polyval_poly], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm13
+	vpclmulqdq  xmm13, xmm1, xmmword ptr [rip + Lconst_polyval_poly], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm13
+	vpxor       xmm0, xmm1, xmm2
+	jmp         Lasmgen_ghash_update_vpclmul_avx512_after32
+Lasmgen_ghash_update_vpclmul_avx512_reduce_b:
+	/* Karatsuba's fix-up on every lane; the four lanes of each sum added; the reduction on xmm. */
+	vpternlogq  zmm9, zmm7, zmm8, 0x96
+	vextracti64x4 ymm13, zmm7, 0x01
+	vpxor       ymm7, ymm7, ymm13
+	vextracti128 xmm13, ymm7, 0x01
+	vpxor       xmm7, xmm7, xmm13
+	vextracti64x4 ymm13, zmm8, 0x01
+	vpxor       ymm8, ymm8, ymm13
+	vextracti128 xmm13, ymm8, 0x01
+	vpxor       xmm8, xmm8, xmm13
+	vextracti64x4 ymm13, zmm9, 0x01
+	vpxor       ymm9, ymm9, ymm13
+	vextracti128 xmm13, ymm9, 0x01
+	vpxor       xmm9, xmm9, xmm13
+	vpslldq     xmm13, xmm9, 8
+	vpsrldq     xmm9, xmm9, 8
+	vpxor       xmm7, xmm7, xmm13
+	vpxor       xmm8, xmm8, xmm9
+	vpclmulqdq  xmm13, xmm7, xmmword ptr [rip + Lconst_polyval_poly], 0x10
+	vpshufd     xmm7, xmm7, 0x4e
+	vpxor       xmm7, xmm7, xmm13
+	vpclmulqdq  xmm13, xmm7, xmmword ptr [rip + Lconst_polyval_poly], 0x10
+	vpshufd     xmm7, xmm7, 0x4e
+	vpxor       xmm7, xmm7, xmm13
+	vpxor       xmm0, xmm7, xmm8
+Lasmgen_ghash_update_vpclmul_avx512_after32:
 	cmp         rcx, 16
 	jb          Lasmgen_ghash_update_vpclmul_avx512_rest
 
@@ -4585,68 +4820,64 @@ Lasmgen_ghash_update_vpclmul_avx512_batch16:
 	vpshufb     zmm4, zmm4, zmm15
 	vpshufd     zmm6, zmm4, 0x4e
 	vpxorq      zmm6, zmm6, zmm4
-	vpclmulqdq  zmm1, zmm4, zmm18, 0x00
-	vpclmulqdq  zmm2, zmm4, zmm18, 0x11
-	vpclmulqdq  zmm3, zmm6, zmm26, 0x10
+	vpclmulqdq  zmm5, zmm4, zmm18, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm18, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm26, 0x10
 	/* blocks 8..11 times H^8..H^5 */
-	vmovdqu64   zmm4, zmmword ptr [rdx + 128]
-	vpshufb     zmm4, zmm4, zmm15
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
-	vpclmulqdq  zmm5, zmm4, zmm17, 0x00
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm4, zmm17, 0x11
-	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm25, 0x10
-	vpxorq      zmm3, zmm3, zmm5
+	vmovdqu64   zmm10, zmmword ptr [rdx + 128]
+	vpshufb     zmm10, zmm10, zmm15
+	vpshufd     zmm11, zmm10, 0x4e
+	vpxorq      zmm11, zmm11, zmm10
+	vpclmulqdq  zmm12, zmm10, zmm17, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm17, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm25, 0x10
+	vpxorq      zmm1, zmm5, zmm12
+	vpxorq      zmm2, zmm4, zmm10
+	vpxorq      zmm3, zmm6, zmm11
 	/* blocks 12..15 times H^4..H^1 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 192]
 	vpshufb     zmm4, zmm4, zmm15
 	vpshufd     zmm6, zmm4, 0x4e
 	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm5, zmm4, zmm16, 0x00
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm4, zmm16, 0x11
-	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm24, 0x10
-	vpxorq      zmm3, zmm3, zmm5
+	vpclmulqdq  zmm4, zmm4, zmm16, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm24, 0x10
 	/* blocks 0..3 times H^16..H^13 */
-	vmovdqu64   zmm4, zmmword ptr [rdx]
-	vpshufb     zmm4, zmm4, zmm15
-	vpxorq      zmm4, zmm4, zmm0
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
-	vpclmulqdq  zmm5, zmm4, zmm19, 0x00
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm4, zmm19, 0x11
-	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm27, 0x10
-	vpxorq      zmm3, zmm3, zmm5
-	/* The four lanes of each sum added; then Karatsuba and the reduction on xmm. */
-	vextracti64x4 ymm5, zmm1, 0x01
-	vpxor       ymm1, ymm1, ymm5
-	vextracti128 xmm5, ymm1, 0x01
-	vpxor       xmm1, xmm1, xmm5
-	vextracti64x4 ymm5, zmm2, 0x01
-	vpxor       ymm2, ymm2, ymm5
-	vextracti128 xmm5, ymm2, 0x01
-	vpxor       xmm2, xmm2, xmm5
-	vextracti64x4 ymm5, zmm3, 0x01
-	vpxor       ymm3, ymm3, ymm5
-	vextracti128 xmm5, ymm3, 0x01
-	vpxor       xmm3, xmm3, xmm5
-	vpxor       xmm3, xmm3, xmm1
-	vpxor       xmm3, xmm3, xmm2
-	vpslldq     xmm5, xmm3, 8
+	vmovdqu64   zmm10, zmmword ptr [rdx]
+	vpshufb     zmm10, zmm10, zmm15
+	vpxorq      zmm10, zmm10, zmm0
+	vpshufd     zmm11, zmm10, 0x4e
+	vpxorq      zmm11, zmm11, zmm10
+	vpclmulqdq  zmm12, zmm10, zmm19, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm19, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm27, 0x10
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
+	/* Karatsuba's fix-up on every lane; the four lanes of each sum added; the reduction on xmm. */
+	vpternlogq  zmm3, zmm1, zmm2, 0x96
+	vextracti64x4 ymm13, zmm1, 0x01
+	vpxor       ymm1, ymm1, ymm13
+	vextracti128 xmm13, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm13
+	vextracti64x4 ymm13, zmm2, 0x01
+	vpxor       ymm2, ymm2, ymm13
+	vextracti128 xmm13, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm13
+	vextracti64x4 ymm13, zmm3, 0x01
+	vpxor       ymm3, ymm3, ymm13
+	vextracti128 xmm13, ymm3, 0x01
+	vpxor       xmm3, xmm3, xmm13
+	vpslldq     xmm13, xmm3, 8
 	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm1, xmm1, xmm13
 	vpxor       xmm2, xmm2, xmm3
-	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + Lconst_polyval_poly], 0x10
+	vpclmulqdq  xmm13, xmm1, xmmword ptr [rip + Lconst_polyval_poly], 0x10
 	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + Lconst_polyval_poly], 0x10
+	vpxor       xmm1, xmm1, xmm13
+	vpclmulqdq  xmm13, xmm1, xmmword ptr [rip + Lconst_polyval_poly], 0x10
 	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm1, xmm1, xmm13
 	vpxor       xmm0, xmm1, xmm2
 	add         rdx, 256
 	sub         rcx, 16
@@ -5075,8 +5306,9 @@ _asmgen_polyval_init_vpclmul_avx512:
  * ----------------------------------------------------------------------------------------------------
  * POLYVAL update (RFC 8452): state = (state ^ X) * H * x^-128 for each 16-byte block X of data.
  * 32 blocks per reduction on zmm (keys from the table's extension), four blocks per vpclmulqdq:
- * (S + X1)*H^32 + X2*H^31 + ... + X32*H^1, Karatsuba products, one reduction; then one batch of 16;
- * fewer than 16 blocks left: the ymm set's batch of 8 and tail.
+ * (S + X1)*H^32 + X2*H^31 + ... + X32*H^1, Karatsuba products, one reduction, done while the next
+ * batch's products are summed in a second set of registers; then one batch of 16; fewer than 16 blocks
+ * left: the ymm set's batch of 8 and tail.
  *
  * void asmgen_polyval_update_vpclmul_avx512(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
  * Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F
@@ -5112,183 +5344,377 @@ _asmgen_polyval_update_vpclmul_avx512:
 	vmovdqu64   zmm31, zmmword ptr [rsi + 1280]
 	cmp         rcx, 32
 	jb          Lasmgen_polyval_update_vpclmul_avx512_batch16
-	.p2align 4
-Lasmgen_polyval_update_vpclmul_avx512_loop32:
+	/* The first batch: its sums in set A, reduced by the next batch or after the loop. */
 	/* blocks 4..7 times H^28..H^25 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 64]
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
-	vpclmulqdq  zmm1, zmm4, zmm22, 0x00
-	vpclmulqdq  zmm2, zmm4, zmm22, 0x11
-	vpclmulqdq  zmm3, zmm6, zmm30, 0x10
+	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 72]
+	vpclmulqdq  zmm5, zmm4, zmm22, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm22, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm30, 0x10
 	/* blocks 8..11 times H^24..H^21 */
-	vmovdqu64   zmm4, zmmword ptr [rdx + 128]
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
-	vpclmulqdq  zmm5, zmm4, zmm21, 0x00
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm4, zmm21, 0x11
-	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm29, 0x10
-	vpxorq      zmm3, zmm3, zmm5
+	vmovdqu64   zmm10, zmmword ptr [rdx + 128]
+	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 136]
+	vpclmulqdq  zmm12, zmm10, zmm21, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm21, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm29, 0x10
+	vpxorq      zmm1, zmm5, zmm12
+	vpxorq      zmm2, zmm4, zmm10
+	vpxorq      zmm3, zmm6, zmm11
 	/* blocks 12..15 times H^20..H^17 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 192]
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
+	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 200]
 	vpclmulqdq  zmm5, zmm4, zmm20, 0x00
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm4, zmm20, 0x11
-	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm28, 0x10
-	vpxorq      zmm3, zmm3, zmm5
+	vpclmulqdq  zmm4, zmm4, zmm20, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm28, 0x10
 	/* blocks 16..19 times H^16..H^13 */
-	vmovdqu64   zmm4, zmmword ptr [rdx + 256]
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
-	vpclmulqdq  zmm5, zmm4, zmm19, 0x00
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm4, zmm19, 0x11
-	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm27, 0x10
-	vpxorq      zmm3, zmm3, zmm5
+	vmovdqu64   zmm10, zmmword ptr [rdx + 256]
+	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 264]
+	vpclmulqdq  zmm12, zmm10, zmm19, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm19, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm27, 0x10
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
 	/* blocks 20..23 times H^12..H^9 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 320]
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
+	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 328]
 	vpclmulqdq  zmm5, zmm4, zmm18, 0x00
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm4, zmm18, 0x11
-	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm26, 0x10
-	vpxorq      zmm3, zmm3, zmm5
+	vpclmulqdq  zmm4, zmm4, zmm18, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm26, 0x10
 	/* blocks 24..27 times H^8..H^5 */
-	vmovdqu64   zmm4, zmmword ptr [rdx + 384]
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
-	vpclmulqdq  zmm5, zmm4, zmm17, 0x00
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm4, zmm17, 0x11
-	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm25, 0x10
-	vpxorq      zmm3, zmm3, zmm5
+	vmovdqu64   zmm10, zmmword ptr [rdx + 384]
+	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 392]
+	vpclmulqdq  zmm12, zmm10, zmm17, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm17, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm25, 0x10
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
 	/* blocks 28..31 times H^4..H^1 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 448]
 	vpshufd     zmm6, zmm4, 0x4e
 	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm5, zmm4, zmm16, 0x00
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm4, zmm16, 0x11
-	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm24, 0x10
-	vpxorq      zmm3, zmm3, zmm5
+	vpclmulqdq  zmm4, zmm4, zmm16, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm24, 0x10
+	/* blocks 0..3 times H^32..H^29 */
+	vmovdqu64   zmm10, zmmword ptr [rdx]
+	vpxorq      zmm10, zmm10, zmm0
+	vpshufd     zmm11, zmm10, 0x4e
+	vpxorq      zmm11, zmm11, zmm10
+	vpclmulqdq  zmm12, zmm10, zmm23, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm23, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm31, 0x10
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
+	add         rdx, 512
+	sub         rcx, 32
+	cmp         rcx, 32
+	jb          Lasmgen_polyval_update_vpclmul_avx512_reduce_a
+	.p2align 4
+Lasmgen_polyval_update_vpclmul_avx512_loop32:
+	/* A batch into set B while set A is reduced into the state, then one into A while B is. */
+	/* blocks 4..7 times H^28..H^25 */
+	vmovdqu64   zmm4, zmmword ptr [rdx + 64]
+	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 72]
+	vpclmulqdq  zmm5, zmm4, zmm22, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm22, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm30, 0x10
+	/* blocks 8..11 times H^24..H^21 */
+	vmovdqu64   zmm10, zmmword ptr [rdx + 128]
+	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 136]
+	vpclmulqdq  zmm12, zmm10, zmm21, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm21, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm29, 0x10
+	vpxorq      zmm7, zmm5, zmm12
+	vpxorq      zmm8, zmm4, zmm10
+	vpxorq      zmm9, zmm6, zmm11
+	/* Karatsuba's fix-up on every lane; the four lanes of each sum added; the reduction on xmm. */
+	vpternlogq  zmm3, zmm1, zmm2, 0x96
+	vextracti64x4 ymm13, zmm1, 0x01
+	vpxor       ymm1, ymm1, ymm13
+	vextracti128 xmm13, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm13
+	vextracti64x4 ymm13, zmm2, 0x01
+	vpxor       ymm2, ymm2, ymm13
+	vextracti128 xmm13, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm13
+	vextracti64x4 ymm13, zmm3, 0x01
+	vpxor       ymm3, ymm3, ymm13
+	vextracti128 xmm13, ymm3, 0x01
+	vpxor       xmm3, xmm3, xmm13
+	vpslldq     xmm13, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm13
+	vpxor       xmm2, xmm2, xmm3
+	vpclmulqdq  xmm13, xmm1, xmmword ptr [rip + Lconst_polyval_poly], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm13
+	vpclmulqdq  xmm13, xmm1, xmmword ptr [rip + Lconst_polyval_poly], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm13
+	vpxor       xmm0, xmm1, xmm2
 	/* blocks 0..3 times H^32..H^29 */
 	vmovdqu64   zmm4, zmmword ptr [rdx]
 	vpxorq      zmm4, zmm4, zmm0
 	vpshufd     zmm6, zmm4, 0x4e
 	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm5, zmm4, zmm23, 0x00
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm4, zmm23, 0x11
-	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm31, 0x10
-	vpxorq      zmm3, zmm3, zmm5
-	/* The four lanes of each sum added; then Karatsuba and the reduction on xmm. */
-	vextracti64x4 ymm5, zmm1, 0x01
-	vpxor       ymm1, ymm1, ymm5
-	vextracti128 xmm5, ymm1, 0x01
-	vpxor       xmm1, xmm1, xmm5
-	vextracti64x4 ymm5, zmm2, 0x01
-	vpxor       ymm2, ymm2, ymm5
-	vextracti128 xmm5, ymm2, 0x01
-	vpxor       xmm2, xmm2, xmm5
-	vextracti64x4 ymm5, zmm3, 0x01
-	vpxor       ymm3, ymm3, ymm5
-	vextracti128 xmm5, ymm3, 0x01
-	vpxor       xmm3, xmm3, xmm5
-	vpxor       xmm3, xmm3, xmm1
-	vpxor       xmm3, xmm3, xmm2
-	vpslldq     xmm5, xmm3, 8
-	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm2, xmm2, xmm3
-	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + Lconst_polyval_poly], 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + Lconst_polyval_poly], 0x10
-	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpxor       xmm0, xmm1, xmm2
+	vpclmulqdq  zmm4, zmm4, zmm23, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm31, 0x10
+	/* blocks 12..15 times H^20..H^17 */
+	vmovdqu64   zmm10, zmmword ptr [rdx + 192]
+	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 200]
+	vpclmulqdq  zmm12, zmm10, zmm20, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm20, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm28, 0x10
+	vpternlogq  zmm7, zmm5, zmm12, 0x96
+	vpternlogq  zmm8, zmm4, zmm10, 0x96
+	vpternlogq  zmm9, zmm6, zmm11, 0x96
+	/* blocks 16..19 times H^16..H^13 */
+	vmovdqu64   zmm4, zmmword ptr [rdx + 256]
+	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 264]
+	vpclmulqdq  zmm5, zmm4, zmm19, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm19, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm27, 0x10
+	/* blocks 20..23 times H^12..H^9 */
+	vmovdqu64   zmm10, zmmword ptr [rdx + 320]
+	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 328]
+	vpclmulqdq  zmm12, zmm10, zmm18, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm18, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm26, 0x10
+	vpternlogq  zmm7, zmm5, zmm12, 0x96
+	vpternlogq  zmm8, zmm4, zmm10, 0x96
+	vpternlogq  zmm9, zmm6, zmm11, 0x96
+	/* blocks 24..27 times H^8..H^5 */
+	vmovdqu64   zmm4, zmmword ptr [rdx + 384]
+	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 392]
+	vpclmulqdq  zmm5, zmm4, zmm17, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm17, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm25, 0x10
+	/* blocks 28..31 times H^4..H^1 */
+	vmovdqu64   zmm10, zmmword ptr [rdx + 448]
+	vpshufd     zmm11, zmm10, 0x4e
+	vpxorq      zmm11, zmm11, zmm10
+	vpclmulqdq  zmm12, zmm10, zmm16, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm16, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm24, 0x10
+	vpternlogq  zmm7, zmm5, zmm12, 0x96
+	vpternlogq  zmm8, zmm4, zmm10, 0x96
+	vpternlogq  zmm9, zmm6, zmm11, 0x96
+	add         rdx, 512
+	sub         rcx, 32
+	cmp         rcx, 32
+	jb          Lasmgen_polyval_update_vpclmul_avx512_reduce_b
+	/* blocks 4..7 times H^28..H^25 */
+	vmovdqu64   zmm4, zmmword ptr [rdx + 64]
+	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 72]
+	vpclmulqdq  zmm5, zmm4, zmm22, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm22, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm30, 0x10
+	/* blocks 8..11 times H^24..H^21 */
+	vmovdqu64   zmm10, zmmword ptr [rdx + 128]
+	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 136]
+	vpclmulqdq  zmm12, zmm10, zmm21, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm21, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm29, 0x10
+	vpxorq      zmm1, zmm5, zmm12
+	vpxorq      zmm2, zmm4, zmm10
+	vpxorq      zmm3, zmm6, zmm11
+	/* Karatsuba's fix-up on every lane; the four lanes of each sum added; the reduction on xmm. */
+	vpternlogq  zmm9, zmm7, zmm8, 0x96
+	vextracti64x4 ymm13, zmm7, 0x01
+	vpxor       ymm7, ymm7, ymm13
+	vextracti128 xmm13, ymm7, 0x01
+	vpxor       xmm7, xmm7, xmm13
+	vextracti64x4 ymm13, zmm8, 0x01
+	vpxor       ymm8, ymm8, ymm13
+	vextracti128 xmm13, ymm8, 0x01
+	vpxor       xmm8, xmm8, xmm13
+	vextracti64x4 ymm13, zmm9, 0x01
+	vpxor       ymm9, ymm9, ymm13
+	vextracti128 xmm13, ymm9, 0x01
+	vpxor       xmm9, xmm9, xmm13
+	vpslldq     xmm13, xmm9, 8
+	vpsrldq     xmm9, xmm9, 8
+	vpxor       xmm7, xmm7, xmm13
+	vpxor       xmm8, xmm8, xmm9
+	vpclmulqdq  xmm13, xmm7, xmmword ptr [rip + Lconst_polyval_poly], 0x10
+	vpshufd     xmm7, xmm7, 0x4e
+	vpxor       xmm7, xmm7, xmm13
+	vpclmulqdq  xmm13, xmm7, xmmword ptr [rip + Lconst_polyval_poly], 0x10
+	vpshufd     xmm7, xmm7, 0x4e
+	vpxor       xmm7, xmm7, xmm13
+	vpxor       xmm0, xmm7, xmm8
+	/* blocks 0..3 times H^32..H^29 */
+	vmovdqu64   zmm4, zmmword ptr [rdx]
+	vpxorq      zmm4, zmm4, zmm0
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vpclmulqdq  zmm5, zmm4, zmm23, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm23, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm31, 0x10
+	/* blocks 12..15 times H^20..H^17 */
+	vmovdqu64   zmm10, zmmword ptr [rdx + 192]
+	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 200]
+	vpclmulqdq  zmm12, zmm10, zmm20, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm20, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm28, 0x10
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
+	/* blocks 16..19 times H^16..H^13 */
+	vmovdqu64   zmm4, zmmword ptr [rdx + 256]
+	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 264]
+	vpclmulqdq  zmm5, zmm4, zmm19, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm19, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm27, 0x10
+	/* blocks 20..23 times H^12..H^9 */
+	vmovdqu64   zmm10, zmmword ptr [rdx + 320]
+	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 328]
+	vpclmulqdq  zmm12, zmm10, zmm18, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm18, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm26, 0x10
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
+	/* blocks 24..27 times H^8..H^5 */
+	vmovdqu64   zmm4, zmmword ptr [rdx + 384]
+	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 392]
+	vpclmulqdq  zmm5, zmm4, zmm17, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm17, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm25, 0x10
+	/* blocks 28..31 times H^4..H^1 */
+	vmovdqu64   zmm10, zmmword ptr [rdx + 448]
+	vpshufd     zmm11, zmm10, 0x4e
+	vpxorq      zmm11, zmm11, zmm10
+	vpclmulqdq  zmm12, zmm10, zmm16, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm16, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm24, 0x10
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
 	add         rdx, 512
 	sub         rcx, 32
 	cmp         rcx, 32
 	jae         Lasmgen_polyval_update_vpclmul_avx512_loop32
+
+Lasmgen_polyval_update_vpclmul_avx512_reduce_a:
+	/* Karatsuba's fix-up on every lane; the four lanes of each sum added; the reduction on xmm. */
+	vpternlogq  zmm3, zmm1, zmm2, 0x96
+	vextracti64x4 ymm13, zmm1, 0x01
+	vpxor       ymm1, ymm1, ymm13
+	vextracti128 xmm13, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm13
+	vextracti64x4 ymm13, zmm2, 0x01
+	vpxor       ymm2, ymm2, ymm13
+	vextracti128 xmm13, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm13
+	vextracti64x4 ymm13, zmm3, 0x01
+	vpxor       ymm3, ymm3, ymm13
+	vextracti128 xmm13, ymm3, 0x01
+	vpxor       xmm3, xmm3, xmm13
+	vpslldq     xmm13, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm13
+	vpxor       xmm2, xmm2, xmm3
+	vpclmulqdq  xmm13, xmm1, xmmword ptr [rip + Lconst_polyval_poly], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm13
+	vpclmulqdq  xmm13, xmm1, xmmword ptr [rip + Lconst_polyval_poly], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm13
+	vpxor       xmm0, xmm1, xmm2
+	jmp         Lasmgen_polyval_update_vpclmul_avx512_after32
+Lasmgen_polyval_update_vpclmul_avx512_reduce_b:
+	/* Karatsuba's fix-up on every lane; the four lanes of each sum added; the reduction on xmm. */
+	vpternlogq  zmm9, zmm7, zmm8, 0x96
+	vextracti64x4 ymm13, zmm7, 0x01
+	vpxor       ymm7, ymm7, ymm13
+	vextracti128 xmm13, ymm7, 0x01
+	vpxor       xmm7, xmm7, xmm13
+	vextracti64x4 ymm13, zmm8, 0x01
+	vpxor       ymm8, ymm8, ymm13
+	vextracti128 xmm13, ymm8, 0x01
+	vpxor       xmm8, xmm8, xmm13
+	vextracti64x4 ymm13, zmm9, 0x01
+	vpxor       ymm9, ymm9, ymm13
+	vextracti128 xmm13, ymm9, 0x01
+	vpxor       xmm9, xmm9, xmm13
+	vpslldq     xmm13, xmm9, 8
+	vpsrldq     xmm9, xmm9, 8
+	vpxor       xmm7, xmm7, xmm13
+	vpxor       xmm8, xmm8, xmm9
+	vpclmulqdq  xmm13, xmm7, xmmword ptr [rip + Lconst_polyval_poly], 0x10
+	vpshufd     xmm7, xmm7, 0x4e
+	vpxor       xmm7, xmm7, xmm13
+	vpclmulqdq  xmm13, xmm7, xmmword ptr [rip + Lconst_polyval_poly], 0x10
+	vpshufd     xmm7, xmm7, 0x4e
+	vpxor       xmm7, xmm7, xmm13
+	vpxor       xmm0, xmm7, xmm8
+Lasmgen_polyval_update_vpclmul_avx512_after32:
 	cmp         rcx, 16
 	jb          Lasmgen_polyval_update_vpclmul_avx512_rest
 
 Lasmgen_polyval_update_vpclmul_avx512_batch16:
 	/* blocks 4..7 times H^12..H^9 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 64]
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
-	vpclmulqdq  zmm1, zmm4, zmm18, 0x00
-	vpclmulqdq  zmm2, zmm4, zmm18, 0x11
-	vpclmulqdq  zmm3, zmm6, zmm26, 0x10
+	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 72]
+	vpclmulqdq  zmm5, zmm4, zmm18, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm18, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm26, 0x10
 	/* blocks 8..11 times H^8..H^5 */
-	vmovdqu64   zmm4, zmmword ptr [rdx + 128]
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
-	vpclmulqdq  zmm5, zmm4, zmm17, 0x00
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm4, zmm17, 0x11
-	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm25, 0x10
-	vpxorq      zmm3, zmm3, zmm5
+	vmovdqu64   zmm10, zmmword ptr [rdx + 128]
+	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 136]
+	vpclmulqdq  zmm12, zmm10, zmm17, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm17, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm25, 0x10
+	vpxorq      zmm1, zmm5, zmm12
+	vpxorq      zmm2, zmm4, zmm10
+	vpxorq      zmm3, zmm6, zmm11
 	/* blocks 12..15 times H^4..H^1 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 192]
 	vpshufd     zmm6, zmm4, 0x4e
 	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm5, zmm4, zmm16, 0x00
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm4, zmm16, 0x11
-	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm24, 0x10
-	vpxorq      zmm3, zmm3, zmm5
+	vpclmulqdq  zmm4, zmm4, zmm16, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm24, 0x10
 	/* blocks 0..3 times H^16..H^13 */
-	vmovdqu64   zmm4, zmmword ptr [rdx]
-	vpxorq      zmm4, zmm4, zmm0
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
-	vpclmulqdq  zmm5, zmm4, zmm19, 0x00
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm4, zmm19, 0x11
-	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm27, 0x10
-	vpxorq      zmm3, zmm3, zmm5
-	/* The four lanes of each sum added; then Karatsuba and the reduction on xmm. */
-	vextracti64x4 ymm5, zmm1, 0x01
-	vpxor       ymm1, ymm1, ymm5
-	vextracti128 xmm5, ymm1, 0x01
-	vpxor       xmm1, xmm1, xmm5
-	vextracti64x4 ymm5, zmm2, 0x01
-	vpxor       ymm2, ymm2, ymm5
-	vextracti128 xmm5, ymm2, 0x01
-	vpxor       xmm2, xmm2, xmm5
-	vextracti64x4 ymm5, zmm3, 0x01
-	vpxor       ymm3, ymm3, ymm5
-	vextracti128 xmm5, ymm3, 0x01
-	vpxor       xmm3, xmm3, xmm5
-	vpxor       xmm3, xmm3, xmm1
-	vpxor       xmm3, xmm3, xmm2
-	vpslldq     xmm5, xmm3, 8
+	vmovdqu64   zmm10, zmmword ptr [rdx]
+	vpxorq      zmm10, zmm10, zmm0
+	vpshufd     zmm11, zmm10, 0x4e
+	vpxorq      zmm11, zmm11, zmm10
+	vpclmulqdq  zmm12, zmm10, zmm19, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm19, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm27, 0x10
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
+	/* Karatsuba's fix-up on every lane; the four lanes of each sum added; the reduction on xmm. */
+	vpternlogq  zmm3, zmm1, zmm2, 0x96
+	vextracti64x4 ymm13, zmm1, 0x01
+	vpxor       ymm1, ymm1, ymm13
+	vextracti128 xmm13, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm13
+	vextracti64x4 ymm13, zmm2, 0x01
+	vpxor       ymm2, ymm2, ymm13
+	vextracti128 xmm13, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm13
+	vextracti64x4 ymm13, zmm3, 0x01
+	vpxor       ymm3, ymm3, ymm13
+	vextracti128 xmm13, ymm3, 0x01
+	vpxor       xmm3, xmm3, xmm13
+	vpslldq     xmm13, xmm3, 8
 	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm1, xmm1, xmm13
 	vpxor       xmm2, xmm2, xmm3
-	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + Lconst_polyval_poly], 0x10
+	vpclmulqdq  xmm13, xmm1, xmmword ptr [rip + Lconst_polyval_poly], 0x10
 	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, xmmword ptr [rip + Lconst_polyval_poly], 0x10
+	vpxor       xmm1, xmm1, xmm13
+	vpclmulqdq  xmm13, xmm1, xmmword ptr [rip + Lconst_polyval_poly], 0x10
 	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm1, xmm1, xmm13
 	vpxor       xmm0, xmm1, xmm2
 	add         rdx, 256
 	sub         rcx, 16

@@ -6,15 +6,18 @@
 //! first, each a 64-byte load of the extension (`[H^4j+4..H^4j+1]` pairs with four data blocks loaded as they lie),
 //! and each group's half-sums, the 64 bytes that hold them packed with another group's (the `vpclmulqdq` selector
 //! picks this group's 64 bits): no key is computed per call. The loop absorbs [`BATCH`] (32) blocks per reduction:
-//! Karatsuba products, three `vpclmulqdq` per four blocks; the groups that do not depend on the state are
-//! multiplied before the one that does, so the out-of-order core overlaps them with the previous batch's reduction.
-//! The four lanes of the three sums are added (`vextracti64x4`, `vextracti128`) before one xmm Montgomery
+//! Karatsuba products, three `vpclmulqdq` per four blocks, two groups at a time (one `vpternlogq` adds both
+//! groups' products to each sum); POLYVAL's half-sums of the data are a `vpxorq` against the data 8 bytes on (no
+//! shuffle). Batches alternate between two sets of sums: a batch's sums are reduced two groups into the next
+//! batch (inputs ready, latency hidden behind the groups around it), and the state it gives goes into that
+//! batch's group 0. The reduction: Karatsuba's fix-up on every lane, the four lanes of the three sums added
+//! (`vextracti64x4`, `vextracti128`), one xmm Montgomery
 //! reduction. Then at most one batch of 16 on the lower keys; what is left (fewer than 16 blocks, and every call
 //! shorter than that) goes through the ymm set's code for a batch of 8 and its tail, and the state is loaded and
 //! stored by the ymm set's code: below 16 blocks this kernel is the ymm kernel plus one compare. A call of one
 //! block takes the xmm set's one-block path, as the ymm kernel's does.
 
-use super::x86_64::{combine, fold, mont_mul, Poly, Reduction};
+use super::x86_64::{fold, mont_mul, Poly, Reduction};
 use super::x86_64_vpclmul as ymm;
 use super::{ext_h_offset, ext_hk, h_offset, hk_offset, Flavour, POLY};
 use crate::arch::x86_64::mov_count;
@@ -45,12 +48,30 @@ const HALF: usize = BATCH / 2;
 // Register roles. The state and the byte-reversal control are where the ymm code expects them.
 const S: Xmm = ymm::S; // the running state (upper lanes zero: only VEX.128 writes it)
 const BSWAP: Zmm = Zmm(ymm::BSWAP.0); // byte-reversal control (GHASH only; in every lane from the zmm path on)
-const LO: Zmm = Zmm(1); // sums of low products, one per lane
-const HI: Zmm = Zmm(2); // sums of high products
-const MID: Zmm = Zmm(3); // sums of the middle products
-const X: Zmm = Zmm(4); // the four blocks being absorbed
-const T: Zmm = Zmm(5); // scratch
-const XS: Zmm = Zmm(6); // the blocks' Karatsuba half-sums
+
+/// A batch's three sums (low, high and middle products), one per lane; the loop alternates two sets.
+#[derive(Clone, Copy)]
+struct Sums {
+    lo: Zmm,
+    hi: Zmm,
+    mid: Zmm,
+}
+const SET_A: Sums = Sums { lo: Zmm(1), hi: Zmm(2), mid: Zmm(3) };
+const SET_B: Sums = Sums { lo: Zmm(7), hi: Zmm(8), mid: Zmm(9) };
+
+/// The registers of a group being multiplied: its blocks (then their high products), their half-sums (then
+/// the middle products), the low products. Two groups are in flight at a time.
+struct InFlight {
+    x: Zmm,
+    xs: Zmm,
+    t: Zmm,
+}
+const IN_FLIGHT: [InFlight; 2] =
+    [InFlight { x: Zmm(4), xs: Zmm(6), t: Zmm(5) }, InFlight { x: Zmm(10), xs: Zmm(11), t: Zmm(12) }];
+const RT: Zmm = Zmm(13); // the reduction's scratch
+
+/// Groups of a batch multiplied before the previous batch's sums are reduced (an even number: pairs).
+const REDUCE_AFTER: usize = 2;
 
 /// Key register of power group `j`: lanes `[H^(4j+4), H^(4j+3), H^(4j+2), H^(4j+1)]`.
 const fn key(j: usize) -> Zmm {
@@ -172,8 +193,9 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<X86_64
     let mut b = B::new(&name, abi, FEATURES);
     crate::doc_role(&mut b, f.update_role());
     b.doc("32 blocks per reduction on zmm (keys from the table's extension), four blocks per vpclmulqdq:");
-    b.doc("(S + X1)*H^32 + X2*H^31 + ... + X32*H^1, Karatsuba products, one reduction; then one batch of 16;");
-    b.doc("fewer than 16 blocks left: the ymm set's batch of 8 and tail.");
+    b.doc("(S + X1)*H^32 + X2*H^31 + ... + X32*H^1, Karatsuba products, one reduction, done while the next");
+    b.doc("batch's products are summed in a second set of registers; then one batch of 16; fewer than 16 blocks");
+    b.doc("left: the ymm set's batch of 8 and tail.");
     if let Some(d) = blocks.doc() {
         b.doc(&d);
     }
@@ -182,7 +204,8 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<X86_64
         mov_count(&mut b, n, count);
     }
     ymm::framed(&mut b, f, [state, table, data, n], poly, |b, rest| {
-        let [half, lp] = ["batch16", "loop32"].map(|l| b.label(l));
+        let [half, lp, fin_a, fin_b, after] =
+            ["batch16", "loop32", "reduce_a", "reduce_b", "after32"].map(|l| b.label(l));
         b.cmp(n, HALF as i32);
         b.jb(rest);
         if f.reflected() {
@@ -191,24 +214,46 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<X86_64
         keys(b, table);
         b.cmp(n, BATCH as i32);
         b.jb(&half);
+        b.comment("The first batch: its sums in set A, reduced by the next batch or after the loop.");
+        batch(b, f, data, GROUPS, SET_A, None);
+        advance(b, data, n, BATCH);
+        b.cmp(n, BATCH as i32);
+        b.jb(&fin_a);
         b.align(4);
         b.bind(&lp);
-        batch(b, f, data, GROUPS);
-        b.add(data, 16 * BATCH as i32);
-        b.sub(n, BATCH as i32);
+        b.comment("A batch into set B while set A is reduced into the state, then one into A while B is.");
+        batch(b, f, data, GROUPS, SET_B, Some(SET_A));
+        advance(b, data, n, BATCH);
+        b.cmp(n, BATCH as i32);
+        b.jb(&fin_b);
+        batch(b, f, data, GROUPS, SET_A, Some(SET_B));
+        advance(b, data, n, BATCH);
         b.cmp(n, BATCH as i32);
         b.jae(&lp);
+        b.blank();
+        b.bind(&fin_a);
+        reduce(b, SET_A);
+        b.jmp(&after);
+        b.bind(&fin_b);
+        reduce(b, SET_B);
+        b.bind(&after);
         b.cmp(n, HALF as i32);
         b.jb(rest);
         b.blank();
         b.bind(&half);
-        batch(b, f, data, GROUPS / 2);
-        b.add(data, 16 * HALF as i32);
-        b.sub(n, HALF as i32);
+        batch(b, f, data, GROUPS / 2, SET_A, None);
+        reduce(b, SET_A);
+        advance(b, data, n, HALF);
         b.blank();
     });
     b.vzeroupper();
     b.finish()
+}
+
+/// `data += 16 * blocks`, `n -= blocks`.
+fn advance(b: &mut B, data: Gpr, n: Gpr, blocks: usize) {
+    b.add(data, 16 * blocks as i32);
+    b.sub(n, blocks as i32);
 }
 
 /// The reduction constant (16 bytes, the xmm set's constant).
@@ -231,49 +276,84 @@ fn keys(b: &mut B, table: Gpr) {
     }
 }
 
-/// `4 * groups` blocks at `data`, the state added to the first, reduced into the state. The groups that do not
-/// depend on the state come first.
-fn batch(b: &mut B, f: Flavour, data: Gpr, groups: usize) {
-    for g in (1..groups).chain([0]) {
-        let top = 4 * (groups - g);
-        b.comment(format_args!("blocks {}..{} times H^{top}..H^{}", 4 * g, 4 * g + 3, top - 3));
-        b.vmovdqu64(X, mem(data, 64 * g as i32));
-        if f.reflected() {
-            b.vpshufb(X, X, BSWAP);
+/// The products of group `g` (blocks `4g..4g + 3` of a batch of `4 * groups`) into `r`: the blocks
+/// (byte-reversed for GHASH, the state added to group 0's), their half-sums, then the low product in `r.t`, the
+/// high one over the blocks and the middle one over the half-sums. POLYVAL's half-sums of a group that neither
+/// takes the state nor is the batch's last are one `vpxorq` against the data 8 bytes on (whose 16-byte lanes start
+/// with the high halves of the group's blocks): no shuffle.
+fn products(b: &mut B, f: Flavour, data: Gpr, g: usize, groups: usize, r: &InFlight) {
+    let top = 4 * (groups - g);
+    b.comment(format_args!("blocks {}..{} times H^{top}..H^{}", 4 * g, 4 * g + 3, top - 3));
+    b.vmovdqu64(r.x, mem(data, 64 * g as i32));
+    if f.reflected() {
+        b.vpshufb(r.x, r.x, BSWAP);
+    }
+    if g == 0 {
+        b.vpxorq(r.x, r.x, Zmm(S.0));
+    }
+    if !f.reflected() && g != 0 && g + 1 != groups {
+        b.vpxorq(r.xs, r.x, mem(data, 64 * g as i32 + 8));
+    } else {
+        b.vpshufd(r.xs, r.x, 0x4e);
+        b.vpxorq(r.xs, r.xs, r.x);
+    }
+    let j = groups - 1 - g;
+    let (hk, hk_sel) = key_hk(j);
+    b.vpclmulqdq(r.t, r.x, key(j), 0x00);
+    b.vpclmulqdq(r.x, r.x, key(j), 0x11);
+    b.vpclmulqdq(r.xs, r.xs, hk, hk_sel);
+}
+
+/// `4 * groups` blocks at `data`, the state added to the first, their products summed into `sums`, two groups
+/// at a time (one `vpternlogq` adds both groups' products to a sum). With `pending` (the previous batch's sums,
+/// not yet reduced), the groups that do not depend on the state come first, and [`REDUCE_AFTER`] groups in, the
+/// pending sums are reduced into the state, which group 0 then takes: the reduction's latency is hidden behind
+/// the groups around it, and its inputs are ready when it is reached. Without, group 0 comes last (after a
+/// reduction just before).
+fn batch(b: &mut B, f: Flavour, data: Gpr, groups: usize, sums: Sums, pending: Option<Sums>) {
+    let order: Vec<usize> = match pending {
+        Some(_) => (1..=REDUCE_AFTER).chain([0]).chain(REDUCE_AFTER + 1..groups).collect(),
+        None => (1..groups).chain([0]).collect(),
+    };
+    for (i, pair) in order.chunks(2).enumerate() {
+        if let (Some(p), true) = (pending, 2 * i == REDUCE_AFTER) {
+            reduce(b, p);
         }
-        if g == 0 {
-            b.vpxorq(X, X, Zmm(S.0));
+        for (&g, r) in pair.iter().zip(&IN_FLIGHT) {
+            products(b, f, data, g, groups, r);
         }
-        b.vpshufd(XS, X, 0x4e);
-        b.vpxorq(XS, XS, X);
-        let j = groups - 1 - g;
-        let (hk, hk_sel) = key_hk(j);
-        for (acc, a, k, sel) in [(LO, X, key(j), 0x00), (HI, X, key(j), 0x11), (MID, XS, hk, hk_sel)] {
-            if g == 1 {
-                b.vpclmulqdq(acc, a, k, sel);
+        let [u, v] = &IN_FLIGHT;
+        for (acc, x, y) in [(sums.lo, u.t, v.t), (sums.hi, u.x, v.x), (sums.mid, u.xs, v.xs)] {
+            if i == 0 {
+                b.vpxorq(acc, x, y);
             } else {
-                b.vpclmulqdq(T, a, k, sel);
-                b.vpxorq(acc, acc, T);
+                b.vpternlogq(acc, x, y, 0x96);
             }
         }
     }
-    reduce(b);
 }
 
-/// Adds the four lanes of LO, HI and MID, then the Karatsuba fix-up and the Montgomery reduction into `S`.
-fn reduce(b: &mut B) {
-    b.comment("The four lanes of each sum added; then Karatsuba and the reduction on xmm.");
-    let (t, ty) = (T.y().x(), T.y());
-    for acc in [LO, HI, MID] {
+/// Reduces `sums` into the state: the Karatsuba fix-up `MID ^= LO ^ HI` on all four lanes (one `vpternlogq`),
+/// the four lanes of each sum added (`vextracti64x4`, `vextracti128`), then MID into the middle of HI:LO and the
+/// Montgomery reduction on xmm.
+fn reduce(b: &mut B, s: Sums) {
+    b.comment("Karatsuba's fix-up on every lane; the four lanes of each sum added; the reduction on xmm.");
+    let (t, ty) = (RT.y().x(), RT.y());
+    b.vpternlogq(s.mid, s.lo, s.hi, 0x96);
+    for acc in [s.lo, s.hi, s.mid] {
         let y = acc.y();
         b.vextracti64x4(ty, acc, 1);
         b.vpxor(y, y, ty);
         b.vextracti128(t, y, 1);
         b.vpxor(y.x(), y.x(), t);
     }
+    let (lo, hi, mid) = (s.lo.y().x(), s.hi.y().x(), s.mid.y().x());
+    b.vpslldq(t, mid, 8);
+    b.vpsrldq(mid, mid, 8);
+    b.vpxor(lo, lo, t);
+    b.vpxor(hi, hi, mid);
     let p = poly(b);
-    let r = Reduction { lo: LO.y().x(), hi: HI.y().x(), mid: MID.y().x(), t, poly: Poly::Mem(p) };
-    combine(b, &r);
+    let r = Reduction { lo, hi, mid, t, poly: Poly::Mem(p) };
     fold(b, &r);
     b.vpxor(S, r.lo, r.hi);
 }
