@@ -1,18 +1,27 @@
 //! GHASH/POLYVAL with VPCLMULQDQ on zmm registers (AVX-512): four blocks per carry-less multiply.
 //!
-//! The key table is the ymm set's (the table's 2 KiB: H^1..H^8 and their half-sums, then H^64..H^1 highest first
-//! and their half-sums packed), of which this set reads
-//! H^1..H^32. A call of at least 16 blocks loads its keys into zmm16 and up: four powers per register, highest
-//! first, each a 64-byte load of the extension (`[H^4j+4..H^4j+1]` pairs with four data blocks loaded as they lie),
-//! and each group's half-sums, the 64 bytes that hold them packed with another group's (the `vpclmulqdq` selector
-//! picks this group's 64 bits): no key is computed per call. The loop absorbs [`BATCH`] (32) blocks per reduction:
-//! Karatsuba products, three `vpclmulqdq` per four blocks, two groups at a time (one `vpternlogq` adds both
-//! groups' products to each sum); POLYVAL's half-sums of the data are a `vpxorq` against the data 8 bytes on (no
-//! shuffle). Batches alternate between two sets of sums: a batch's sums are reduced two groups into the next
-//! batch (inputs ready, latency hidden behind the groups around it), and the state it gives goes into that
-//! batch's group 0. The reduction: Karatsuba's fix-up on every lane, the four lanes of the three sums added
-//! (`vextracti64x4`, `vextracti128`), one xmm Montgomery
-//! reduction. Then at most one batch of 16 on the lower keys; what is left (fewer than 16 blocks, and every call
+//! The key table is the ymm set's, byte for byte (the table's 2 KiB: H^1..H^8 and their half-sums, then
+//! H^64..H^1 highest first and their half-sums packed two to a lane). A call of at least 16 blocks loads H^32..H^1
+//! into zmm16-zmm23, four powers per register, highest first (`[H^4j+4..H^4j+1]` pairs with four data blocks
+//! loaded as they lie), and all 64 half-sums into zmm24-zmm31 (the 64 bytes that hold group `j`'s in the high
+//! 64 bits of each lane hold group `j + 8`'s in the low: the `vpclmulqdq` selector picks them); H^64..H^33 are
+//! loaded where they are multiplied, one 64-byte load per four blocks. No key is computed per call.
+//!
+//! The loop absorbs [`BATCH`] (64) blocks per reduction: Karatsuba products, three `vpclmulqdq` per four blocks,
+//! two groups at a time (one `vpternlogq` adds both groups' products to each sum); POLYVAL's half-sums of the
+//! data are one `vpxorq` against the data 8 bytes on (no shuffle), GHASH's a `vpshufd` and a `vpxorq` after the
+//! byte reversal. Batches alternate between two sets of sums: a batch's sums are reduced two groups into the next
+//! batch (their inputs ready by then, the reduction's latency hidden behind the groups around it), and the state
+//! it gives goes into that batch's group 0. The reduction: Karatsuba's fix-up on every lane (`vpternlogq`), the
+//! four lanes of the three sums added (`vextracti64x4`, `vextracti128`), one xmm Montgomery reduction.
+//!
+//! Measured on Zen 4 (`vpclmulqdq` issues once per 2 cycles at every width, so three per 64 bytes bound the loop
+//! at 0.094 cycles/byte): the group code alone runs at the bound for POLYVAL (48 cycles per 512 bytes) and at about
+//! 55 for GHASH (its two shuffles per group, `vpshufb` and `vpshufd`, compete with `vpclmulqdq`); a reduction
+//! costs about 13 cycles of throughput (the lane additions' extracts, two `vpclmulqdq`), so 32 blocks per
+//! reduction ran at 0.14 (POLYVAL) and 0.16 (GHASH) cycles/byte, 64 at about 0.11 and 0.13.
+//!
+//! Then at most one batch each of 32 and 16 on H^32..H^1; what is left (fewer than 16 blocks, and every call
 //! shorter than that) goes through the ymm set's code for a batch of 8 and its tail, and the state is loaded and
 //! stored by the ymm set's code: below 16 blocks this kernel is the ymm kernel plus one compare. A call of one
 //! block takes the xmm set's one-block path, as the ymm kernel's does.
@@ -39,11 +48,14 @@ const FEATURES: &[X86Feature] = &[
 ];
 
 /// Groups of four blocks per reduction in the zmm loop.
-const GROUPS: usize = 8;
-/// Blocks per reduction in the zmm loop.
+const GROUPS: usize = 16;
+/// Blocks per reduction in the zmm loop: the whole extension, H^64..H^1.
 pub const BATCH: usize = 4 * GROUPS;
-/// Blocks of the one shorter zmm batch after the loop (or instead of it), on the lower half of the keys.
+/// Groups whose powers stay in registers (H^32..H^1); the loop loads the higher ones where it multiplies.
+const KEY_REGS: usize = 8;
+/// Blocks of the shorter zmm batches after the loop (or instead of it), on the powers in registers.
 const HALF: usize = BATCH / 2;
+const QUARTER: usize = BATCH / 4;
 
 // Register roles. The state and the byte-reversal control are where the ymm code expects them.
 const S: Xmm = ymm::S; // the running state (upper lanes zero: only VEX.128 writes it)
@@ -69,20 +81,22 @@ struct InFlight {
 const IN_FLIGHT: [InFlight; 2] =
     [InFlight { x: Zmm(4), xs: Zmm(6), t: Zmm(5) }, InFlight { x: Zmm(10), xs: Zmm(11), t: Zmm(12) }];
 const RT: Zmm = Zmm(13); // the reduction's scratch
+const KM: Zmm = Zmm(14); // the powers of a group above H^32, loaded where they are multiplied
 
 /// Groups of a batch multiplied before the previous batch's sums are reduced (an even number: pairs).
 const REDUCE_AFTER: usize = 2;
 
-/// Key register of power group `j`: lanes `[H^(4j+4), H^(4j+3), H^(4j+2), H^(4j+1)]`.
+/// Key register of power group `j < 8`: lanes `[H^(4j+4), H^(4j+3), H^(4j+2), H^(4j+1)]`.
 const fn key(j: usize) -> Zmm {
     Zmm(16 + j as u8)
 }
 
-/// Where the Karatsuba half-sums of [`key`]`(j)` are: a register, loaded with the table's 64 bytes that hold
-/// them (packed with another group's), and the `vpclmulqdq` selector of the group's 64 bits in it.
+/// Where the Karatsuba half-sums of power group `j` (of 16) are: a register, loaded with the table's 64 bytes
+/// that hold them packed with group `j ^ 8`'s (group `j < 8` in the high 64 bits of each lane, `j + 8` in the
+/// low), and the `vpclmulqdq` selector of the group's 64 bits in it.
 fn key_hk(j: usize) -> (Zmm, u8) {
     let (_, sel) = ext_hk(pair_of(j));
-    (Zmm(16 + (GROUPS + j) as u8), sel)
+    (Zmm(24 + (j % KEY_REGS) as u8), sel)
 }
 
 /// The ymm set's pair (of [`ext_hk`]) with the two highest powers of group `j`: `[H^(4j+4), H^(4j+3)]`.
@@ -99,33 +113,30 @@ pub fn init(f: Flavour, abi: Abi) -> Result<Function<X86_64>, GenError> {
 /// The zmm set's key setup. H^2 = H^1 squared on xmm, `[H^2, H^1]` formed on ymm; then the groups
 /// `Z_k = [H^4k..H^(4k-3)]` (what [`key`]`(k - 1)` loads) by zmm products against the broadcast highest power so
 /// far: `[H^4, H^3] = [H^2, H^1] * H^2` (its upper lanes zero) makes `Z_1`, then `Z_2 = Z_1 * H^4`,
-/// `Z_3, Z_4 = Z_1, Z_2 * H^8`, `Z_5..Z_8 = Z_1..Z_4 * H^16` (the chain is five products long). Karatsuba
-/// products, the operands' half-sums computed beside them. The base's 256 bytes are `Z_1` and `Z_2` and their
-/// half-sums with their lanes reversed (`vshufi64x2`), and each group's half-sums are stored in both 64-bit
-/// halves of its lanes where [`key_hk`] loads them. The groups are in zmm16-zmm23, the rest in zmm0-zmm5 and
-/// zmm24-zmm27: no register Windows saves.
+/// `Z_3, Z_4 = Z_1, Z_2 * H^8`, `Z_5..Z_8 = Z_1..Z_4 * H^16`, `Z_9..Z_16 = Z_1..Z_8 * H^32` (the chain is six
+/// products long). Karatsuba products, the operands' half-sums computed beside them. The base's 256 bytes are
+/// `Z_1` and `Z_2` and their half-sums with their lanes reversed (`vshufi64x2`); the half-sums of `Z_m` and
+/// `Z_(m+8)` are packed into one 64 bytes (`vpunpcklqdq`) where [`key_hk`] loads them: the table is the ymm
+/// set's, byte for byte. `Z_1..Z_8` are in zmm16-zmm23, each of `Z_9..Z_16` in zmm4 until it is stored, the rest
+/// in zmm0-zmm5 and zmm24-zmm27: no register Windows saves.
 fn init_body(b: &mut B, f: Flavour, table: Gpr, h: Gpr) {
     b.doc(format_args!(
-        "Then the part of the ymm set's table extension this set reads: H^{BATCH}..H^1 from table[{}] (highest",
+        "Then the ymm set's table extension: H^{BATCH}..H^1 from table[{}] (highest first) and their half-sums",
         ext_h_offset(BATCH)
     ));
     b.doc(format_args!(
-        "first) and their half-sums in both 64-bit halves of the 16-byte lanes from table[{}] (the ymm set's",
-        ext_hk(GROUPS * 2).0
+        "packed two per 16-byte lane from table[{}] (H^64..H^33's in the low 64 bits, H^32..H^1's in the high).",
+        ext_hk(0).0
     ));
-    b.doc("high halves; its low halves hold other powers' half-sums there). H^2 = H^1 squared; then groups of");
-    b.doc("four powers doubled by zmm products against the broadcast highest power (H^4, H^3 from H^2; H^5..H^8");
-    b.doc("from H^4; H^9..H^16 from H^8; H^17..H^32 from H^16): five dependent products.");
-    b.doc(format_args!(
-        "table[{}..{}] (the ymm set's H^64..H^33) is left as it was: the table is not the ymm set's.",
-        ext_h_offset(super::EXT_POWERS),
-        ext_h_offset(BATCH)
-    ));
+    b.doc("H^2 = H^1 squared; then groups of four powers doubled by zmm products against the broadcast highest");
+    b.doc("power (H^4, H^3 from H^2; H^5..H^8 from H^4; H^9..H^16 from H^8; H^17..H^32 from H^16; H^33..H^64 from");
+    b.doc("H^32): six dependent products.");
     let group = |k: usize| Zmm(15 + k as u8);
     let scratch = [0, 1, 2, 3].map(Zmm);
     let [lo, hi, _, t] = scratch;
     let (bc, bk, poly, xk) = (Zmm(24), Zmm(25), Zmm(26), Zmm(27));
     let (h1, h2) = (Xmm(4), Xmm(5));
+    let up = Zmm(4); // each group of H^33..H^64 (h1 is no longer needed then)
     let p = poly_mem(b);
     super::x86_64::load_key(b, f, h, h1, [lo.y().x(), t.y().x()]);
     b.comment("H^2 = H^1 squared; [H^2, H^1] (VEX: the upper lanes zero).");
@@ -164,18 +175,28 @@ fn init_body(b: &mut B, f: Flavour, table: Gpr, h: Gpr) {
             times(b, group(k + m), group(m));
         }
     }
-    b.comment("Stores: the base (H^1..H^8 and their half-sums, lowest first), each group's powers and half-sums.");
-    for k in 1..=GROUPS {
-        b.vmovdqu64(mem(table, ext_h_offset(4 * k)), group(k));
+    b.comment("The base (H^1..H^8 and their half-sums, lowest first).");
+    for k in 1..=2 {
         b.vpshufd(t, group(k), 0x4e);
         b.vpxorq(t, t, group(k));
-        b.vmovdqu64(mem(table, ext_hk(pair_of(k - 1)).0), t);
-        if k <= 2 {
-            for (r, off) in [(group(k), h_offset(4 * k - 3)), (t, hk_offset(4 * k - 3))] {
-                b.vshufi64x2(hi, r, r, 0x1b);
-                b.vmovdqu64(mem(table, off), hi);
-            }
+        for (r, off) in [(group(k), h_offset(4 * k - 3)), (t, hk_offset(4 * k - 3))] {
+            b.vshufi64x2(hi, r, r, 0x1b);
+            b.vmovdqu64(mem(table, off), hi);
         }
+    }
+    broadcast(b, group(KEY_REGS));
+    b.comment("H^33..H^64: the groups of H^1..H^32 times H^32 in every lane, each stored as it is made, with the");
+    b.comment("group it came from; the half-sums of both packed (the higher group's in the low 64 bits of a lane).");
+    for m in 1..=KEY_REGS {
+        times(b, up, group(m));
+        b.vmovdqu64(mem(table, ext_h_offset(4 * m)), group(m));
+        b.vmovdqu64(mem(table, ext_h_offset(4 * (m + KEY_REGS))), up);
+        b.vpshufd(t, group(m), 0x4e);
+        b.vpxorq(t, t, group(m));
+        b.vpshufd(hi, up, 0x4e);
+        b.vpxorq(hi, hi, up);
+        b.vpunpcklqdq(t, hi, t);
+        b.vmovdqu64(mem(table, ext_hk(pair_of(m - 1)).0), t);
     }
     b.vzeroupper();
 }
@@ -192,10 +213,10 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<X86_64
     let name = format!("asmgen_{}_update_vpclmul_avx512{}", f.name(), blocks.suffix());
     let mut b = B::new(&name, abi, FEATURES);
     crate::doc_role(&mut b, f.update_role());
-    b.doc("32 blocks per reduction on zmm (keys from the table's extension), four blocks per vpclmulqdq:");
-    b.doc("(S + X1)*H^32 + X2*H^31 + ... + X32*H^1, Karatsuba products, one reduction, done while the next");
-    b.doc("batch's products are summed in a second set of registers; then one batch of 16; fewer than 16 blocks");
-    b.doc("left: the ymm set's batch of 8 and tail.");
+    b.doc("64 blocks per reduction on zmm (keys from the table's extension), four blocks per vpclmulqdq:");
+    b.doc("(S + X1)*H^64 + X2*H^63 + ... + X64*H^1, Karatsuba products, one reduction, done while the next");
+    b.doc("batch's products are summed in a second set of registers; then one batch each of 32 and 16; fewer");
+    b.doc("than 16 blocks left: the ymm set's batch of 8 and tail.");
     if let Some(d) = blocks.doc() {
         b.doc(&d);
     }
@@ -204,9 +225,10 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<X86_64
         mov_count(&mut b, n, count);
     }
     ymm::framed(&mut b, f, [state, table, data, n], poly, |b, rest| {
-        let [half, lp, fin_a, fin_b, after] =
-            ["batch16", "loop32", "reduce_a", "reduce_b", "after32"].map(|l| b.label(l));
-        b.cmp(n, HALF as i32);
+        let [half, quarter, lp, fin_a, fin_b] =
+            ["batch32", "batch16", "loop64", "reduce_a", "reduce_b"].map(|l| b.label(l));
+        let ptrs = [table, data];
+        b.cmp(n, QUARTER as i32);
         b.jb(rest);
         if f.reflected() {
             b.vshufi64x2(BSWAP, BSWAP, BSWAP, 0x00);
@@ -215,35 +237,36 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<X86_64
         b.cmp(n, BATCH as i32);
         b.jb(&half);
         b.comment("The first batch: its sums in set A, reduced by the next batch or after the loop.");
-        batch(b, f, data, GROUPS, SET_A, None);
+        batch(b, f, ptrs, GROUPS, SET_A, None);
         advance(b, data, n, BATCH);
         b.cmp(n, BATCH as i32);
         b.jb(&fin_a);
         b.align(4);
         b.bind(&lp);
         b.comment("A batch into set B while set A is reduced into the state, then one into A while B is.");
-        batch(b, f, data, GROUPS, SET_B, Some(SET_A));
+        batch(b, f, ptrs, GROUPS, SET_B, Some(SET_A));
         advance(b, data, n, BATCH);
         b.cmp(n, BATCH as i32);
         b.jb(&fin_b);
-        batch(b, f, data, GROUPS, SET_A, Some(SET_B));
+        batch(b, f, ptrs, GROUPS, SET_A, Some(SET_B));
         advance(b, data, n, BATCH);
         b.cmp(n, BATCH as i32);
         b.jae(&lp);
         b.blank();
         b.bind(&fin_a);
         reduce(b, SET_A);
-        b.jmp(&after);
+        b.jmp(&half);
         b.bind(&fin_b);
         reduce(b, SET_B);
-        b.bind(&after);
-        b.cmp(n, HALF as i32);
-        b.jb(rest);
-        b.blank();
-        b.bind(&half);
-        batch(b, f, data, GROUPS / 2, SET_A, None);
-        reduce(b, SET_A);
-        advance(b, data, n, HALF);
+        for (size, label, next) in [(HALF, &half, &quarter), (QUARTER, &quarter, rest)] {
+            b.blank();
+            b.bind(label);
+            b.cmp(n, size as i32);
+            b.jb(next);
+            batch(b, f, ptrs, size / 4, SET_A, None);
+            reduce(b, SET_A);
+            advance(b, data, n, size);
+        }
         b.blank();
     });
     b.vzeroupper();
@@ -269,8 +292,11 @@ fn poly_mem(b: &mut B) -> Mem {
 /// The key registers from the table's extension: each group's four powers (64 bytes, highest first) and
 /// the 64 bytes that hold its half-sums (where the ymm set keeps its pairs `p` and `p + 1`).
 fn keys(b: &mut B, table: Gpr) {
-    b.comment(format_args!("Keys H^1..H^{BATCH}: four powers per register, highest first, and their half-sums."));
-    for j in 0..GROUPS {
+    b.comment(format_args!(
+        "Keys H^1..H^{}: four powers per register, highest first; the half-sums of H^1..H^{BATCH}.",
+        4 * KEY_REGS
+    ));
+    for j in 0..KEY_REGS {
         b.vmovdqu64(key(j), mem(table, ext_h_offset(4 * j + 4)));
         b.vmovdqu64(key_hk(j).0, mem(table, ext_hk(pair_of(j)).0));
     }
@@ -281,7 +307,7 @@ fn keys(b: &mut B, table: Gpr) {
 /// high one over the blocks and the middle one over the half-sums. POLYVAL's half-sums of a group that neither
 /// takes the state nor is the batch's last are one `vpxorq` against the data 8 bytes on (whose 16-byte lanes start
 /// with the high halves of the group's blocks): no shuffle.
-fn products(b: &mut B, f: Flavour, data: Gpr, g: usize, groups: usize, r: &InFlight) {
+fn products(b: &mut B, f: Flavour, [table, data]: [Gpr; 2], g: usize, groups: usize, r: &InFlight) {
     let top = 4 * (groups - g);
     b.comment(format_args!("blocks {}..{} times H^{top}..H^{}", 4 * g, 4 * g + 3, top - 3));
     b.vmovdqu64(r.x, mem(data, 64 * g as i32));
@@ -299,8 +325,14 @@ fn products(b: &mut B, f: Flavour, data: Gpr, g: usize, groups: usize, r: &InFli
     }
     let j = groups - 1 - g;
     let (hk, hk_sel) = key_hk(j);
-    b.vpclmulqdq(r.t, r.x, key(j), 0x00);
-    b.vpclmulqdq(r.x, r.x, key(j), 0x11);
+    let k = if j < KEY_REGS {
+        key(j)
+    } else {
+        b.vmovdqu64(KM, mem(table, ext_h_offset(4 * j + 4)));
+        KM
+    };
+    b.vpclmulqdq(r.t, r.x, k, 0x00);
+    b.vpclmulqdq(r.x, r.x, k, 0x11);
     b.vpclmulqdq(r.xs, r.xs, hk, hk_sel);
 }
 
@@ -310,7 +342,7 @@ fn products(b: &mut B, f: Flavour, data: Gpr, g: usize, groups: usize, r: &InFli
 /// pending sums are reduced into the state, which group 0 then takes: the reduction's latency is hidden behind
 /// the groups around it, and its inputs are ready when it is reached. Without, group 0 comes last (after a
 /// reduction just before).
-fn batch(b: &mut B, f: Flavour, data: Gpr, groups: usize, sums: Sums, pending: Option<Sums>) {
+fn batch(b: &mut B, f: Flavour, ptrs: [Gpr; 2], groups: usize, sums: Sums, pending: Option<Sums>) {
     let order: Vec<usize> = match pending {
         Some(_) => (1..=REDUCE_AFTER).chain([0]).chain(REDUCE_AFTER + 1..groups).collect(),
         None => (1..groups).chain([0]).collect(),
@@ -320,7 +352,7 @@ fn batch(b: &mut B, f: Flavour, data: Gpr, groups: usize, sums: Sums, pending: O
             reduce(b, p);
         }
         for (&g, r) in pair.iter().zip(&IN_FLIGHT) {
-            products(b, f, data, g, groups, r);
+            products(b, f, ptrs, g, groups, r);
         }
         let [u, v] = &IN_FLIGHT;
         for (acc, x, y) in [(sums.lo, u.t, v.t), (sums.hi, u.x, v.x), (sums.mid, u.xs, v.xs)] {
