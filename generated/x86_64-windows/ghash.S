@@ -4958,8 +4958,8 @@ asmgen_ghash_update_vpclmul_avx512:
 	jz          .Lasmgen_ghash_update_vpclmul_avx512_one
 	cmp         rcx, 16
 	jb          .Lasmgen_ghash_update_vpclmul_avx512_rest
-	vshufi64x2  zmm15, zmm15, zmm15, 0x00
-	/* Keys H^1..H^32: four powers per register, highest first; the half-sums of H^1..H^64. */
+	vbroadcasti32x4 zmm15, xmmword ptr [rip + .Lconst_byte_reverse]
+	/* Keys H^1..H^16: four powers per register, highest first; the half-sums of those and of H^33..H^48. */
 	vmovdqu64   zmm16, zmmword ptr [rsi + 1216]
 	vmovdqu64   zmm24, zmmword ptr [rsi + 1728]
 	vmovdqu64   zmm17, zmmword ptr [rsi + 1152]
@@ -4968,6 +4968,9 @@ asmgen_ghash_update_vpclmul_avx512:
 	vmovdqu64   zmm26, zmmword ptr [rsi + 1600]
 	vmovdqu64   zmm19, zmmword ptr [rsi + 1024]
 	vmovdqu64   zmm27, zmmword ptr [rsi + 1536]
+	cmp         rcx, 32
+	jb          .Lasmgen_ghash_update_vpclmul_avx512_batch16
+	/* Keys H^17..H^32: four powers per register, highest first; the half-sums of those and of H^49..H^64. */
 	vmovdqu64   zmm20, zmmword ptr [rsi + 960]
 	vmovdqu64   zmm28, zmmword ptr [rsi + 1472]
 	vmovdqu64   zmm21, zmmword ptr [rsi + 896]
@@ -4981,141 +4984,141 @@ asmgen_ghash_update_vpclmul_avx512:
 	/* The first batch: its sums in set A, reduced by the next batch or after the loop. */
 	/* blocks 4..7 times H^60..H^57 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 64]
+	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 72]
+	vpshufb     zmm6, zmm6, zmm15
 	vpshufb     zmm4, zmm4, zmm15
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
 	vmovdqu64   zmm14, zmmword ptr [rsi + 320]
 	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
 	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
-	vpclmulqdq  zmm6, zmm6, zmm30, 0x00
+	vpclmulqdq  zmm6, zmm6, zmm30, 0x01
 	/* blocks 8..11 times H^56..H^53 */
 	vmovdqu64   zmm10, zmmword ptr [rdx + 128]
+	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 136]
+	vpshufb     zmm11, zmm11, zmm15
 	vpshufb     zmm10, zmm10, zmm15
-	vpshufd     zmm11, zmm10, 0x4e
-	vpxorq      zmm11, zmm11, zmm10
 	vmovdqu64   zmm14, zmmword ptr [rsi + 384]
 	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
 	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
-	vpclmulqdq  zmm11, zmm11, zmm29, 0x00
+	vpclmulqdq  zmm11, zmm11, zmm29, 0x01
 	vpxorq      zmm1, zmm5, zmm12
 	vpxorq      zmm2, zmm4, zmm10
 	vpxorq      zmm3, zmm6, zmm11
 	/* blocks 12..15 times H^52..H^49 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 192]
+	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 200]
+	vpshufb     zmm6, zmm6, zmm15
 	vpshufb     zmm4, zmm4, zmm15
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
 	vmovdqu64   zmm14, zmmword ptr [rsi + 448]
 	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
 	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
-	vpclmulqdq  zmm6, zmm6, zmm28, 0x00
+	vpclmulqdq  zmm6, zmm6, zmm28, 0x01
 	/* blocks 16..19 times H^48..H^45 */
 	vmovdqu64   zmm10, zmmword ptr [rdx + 256]
+	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 264]
+	vpshufb     zmm11, zmm11, zmm15
 	vpshufb     zmm10, zmm10, zmm15
-	vpshufd     zmm11, zmm10, 0x4e
-	vpxorq      zmm11, zmm11, zmm10
 	vmovdqu64   zmm14, zmmword ptr [rsi + 512]
 	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
 	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
-	vpclmulqdq  zmm11, zmm11, zmm27, 0x00
+	vpclmulqdq  zmm11, zmm11, zmm27, 0x01
 	vpternlogq  zmm1, zmm5, zmm12, 0x96
 	vpternlogq  zmm2, zmm4, zmm10, 0x96
 	vpternlogq  zmm3, zmm6, zmm11, 0x96
 	/* blocks 20..23 times H^44..H^41 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 320]
+	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 328]
+	vpshufb     zmm6, zmm6, zmm15
 	vpshufb     zmm4, zmm4, zmm15
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
 	vmovdqu64   zmm14, zmmword ptr [rsi + 576]
 	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
 	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
-	vpclmulqdq  zmm6, zmm6, zmm26, 0x00
+	vpclmulqdq  zmm6, zmm6, zmm26, 0x01
 	/* blocks 24..27 times H^40..H^37 */
 	vmovdqu64   zmm10, zmmword ptr [rdx + 384]
+	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 392]
+	vpshufb     zmm11, zmm11, zmm15
 	vpshufb     zmm10, zmm10, zmm15
-	vpshufd     zmm11, zmm10, 0x4e
-	vpxorq      zmm11, zmm11, zmm10
 	vmovdqu64   zmm14, zmmword ptr [rsi + 640]
 	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
 	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
-	vpclmulqdq  zmm11, zmm11, zmm25, 0x00
+	vpclmulqdq  zmm11, zmm11, zmm25, 0x01
 	vpternlogq  zmm1, zmm5, zmm12, 0x96
 	vpternlogq  zmm2, zmm4, zmm10, 0x96
 	vpternlogq  zmm3, zmm6, zmm11, 0x96
 	/* blocks 28..31 times H^36..H^33 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 448]
+	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 456]
+	vpshufb     zmm6, zmm6, zmm15
 	vpshufb     zmm4, zmm4, zmm15
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
 	vmovdqu64   zmm14, zmmword ptr [rsi + 704]
 	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
 	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
-	vpclmulqdq  zmm6, zmm6, zmm24, 0x00
+	vpclmulqdq  zmm6, zmm6, zmm24, 0x01
 	/* blocks 32..35 times H^32..H^29 */
 	vmovdqu64   zmm10, zmmword ptr [rdx + 512]
+	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 520]
+	vpshufb     zmm11, zmm11, zmm15
 	vpshufb     zmm10, zmm10, zmm15
-	vpshufd     zmm11, zmm10, 0x4e
-	vpxorq      zmm11, zmm11, zmm10
 	vpclmulqdq  zmm12, zmm10, zmm23, 0x00
 	vpclmulqdq  zmm10, zmm10, zmm23, 0x11
-	vpclmulqdq  zmm11, zmm11, zmm31, 0x10
+	vpclmulqdq  zmm11, zmm11, zmm31, 0x11
 	vpternlogq  zmm1, zmm5, zmm12, 0x96
 	vpternlogq  zmm2, zmm4, zmm10, 0x96
 	vpternlogq  zmm3, zmm6, zmm11, 0x96
 	/* blocks 36..39 times H^28..H^25 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 576]
+	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 584]
+	vpshufb     zmm6, zmm6, zmm15
 	vpshufb     zmm4, zmm4, zmm15
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm5, zmm4, zmm22, 0x00
 	vpclmulqdq  zmm4, zmm4, zmm22, 0x11
-	vpclmulqdq  zmm6, zmm6, zmm30, 0x10
+	vpclmulqdq  zmm6, zmm6, zmm30, 0x11
 	/* blocks 40..43 times H^24..H^21 */
 	vmovdqu64   zmm10, zmmword ptr [rdx + 640]
+	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 648]
+	vpshufb     zmm11, zmm11, zmm15
 	vpshufb     zmm10, zmm10, zmm15
-	vpshufd     zmm11, zmm10, 0x4e
-	vpxorq      zmm11, zmm11, zmm10
 	vpclmulqdq  zmm12, zmm10, zmm21, 0x00
 	vpclmulqdq  zmm10, zmm10, zmm21, 0x11
-	vpclmulqdq  zmm11, zmm11, zmm29, 0x10
+	vpclmulqdq  zmm11, zmm11, zmm29, 0x11
 	vpternlogq  zmm1, zmm5, zmm12, 0x96
 	vpternlogq  zmm2, zmm4, zmm10, 0x96
 	vpternlogq  zmm3, zmm6, zmm11, 0x96
 	/* blocks 44..47 times H^20..H^17 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 704]
+	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 712]
+	vpshufb     zmm6, zmm6, zmm15
 	vpshufb     zmm4, zmm4, zmm15
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm5, zmm4, zmm20, 0x00
 	vpclmulqdq  zmm4, zmm4, zmm20, 0x11
-	vpclmulqdq  zmm6, zmm6, zmm28, 0x10
+	vpclmulqdq  zmm6, zmm6, zmm28, 0x11
 	/* blocks 48..51 times H^16..H^13 */
 	vmovdqu64   zmm10, zmmword ptr [rdx + 768]
+	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 776]
+	vpshufb     zmm11, zmm11, zmm15
 	vpshufb     zmm10, zmm10, zmm15
-	vpshufd     zmm11, zmm10, 0x4e
-	vpxorq      zmm11, zmm11, zmm10
 	vpclmulqdq  zmm12, zmm10, zmm19, 0x00
 	vpclmulqdq  zmm10, zmm10, zmm19, 0x11
-	vpclmulqdq  zmm11, zmm11, zmm27, 0x10
+	vpclmulqdq  zmm11, zmm11, zmm27, 0x11
 	vpternlogq  zmm1, zmm5, zmm12, 0x96
 	vpternlogq  zmm2, zmm4, zmm10, 0x96
 	vpternlogq  zmm3, zmm6, zmm11, 0x96
 	/* blocks 52..55 times H^12..H^9 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 832]
+	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 840]
+	vpshufb     zmm6, zmm6, zmm15
 	vpshufb     zmm4, zmm4, zmm15
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm5, zmm4, zmm18, 0x00
 	vpclmulqdq  zmm4, zmm4, zmm18, 0x11
-	vpclmulqdq  zmm6, zmm6, zmm26, 0x10
+	vpclmulqdq  zmm6, zmm6, zmm26, 0x11
 	/* blocks 56..59 times H^8..H^5 */
 	vmovdqu64   zmm10, zmmword ptr [rdx + 896]
+	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 904]
+	vpshufb     zmm11, zmm11, zmm15
 	vpshufb     zmm10, zmm10, zmm15
-	vpshufd     zmm11, zmm10, 0x4e
-	vpxorq      zmm11, zmm11, zmm10
 	vpclmulqdq  zmm12, zmm10, zmm17, 0x00
 	vpclmulqdq  zmm10, zmm10, zmm17, 0x11
-	vpclmulqdq  zmm11, zmm11, zmm25, 0x10
+	vpclmulqdq  zmm11, zmm11, zmm25, 0x11
 	vpternlogq  zmm1, zmm5, zmm12, 0x96
 	vpternlogq  zmm2, zmm4, zmm10, 0x96
 	vpternlogq  zmm3, zmm6, zmm11, 0x96
@@ -5149,22 +5152,22 @@ asmgen_ghash_update_vpclmul_avx512:
 	/* A batch into set B while set A is reduced into the state, then one into A while B is. */
 	/* blocks 4..7 times H^60..H^57 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 64]
+	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 72]
+	vpshufb     zmm6, zmm6, zmm15
 	vpshufb     zmm4, zmm4, zmm15
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
 	vmovdqu64   zmm14, zmmword ptr [rsi + 320]
 	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
 	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
-	vpclmulqdq  zmm6, zmm6, zmm30, 0x00
+	vpclmulqdq  zmm6, zmm6, zmm30, 0x01
 	/* blocks 8..11 times H^56..H^53 */
 	vmovdqu64   zmm10, zmmword ptr [rdx + 128]
+	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 136]
+	vpshufb     zmm11, zmm11, zmm15
 	vpshufb     zmm10, zmm10, zmm15
-	vpshufd     zmm11, zmm10, 0x4e
-	vpxorq      zmm11, zmm11, zmm10
 	vmovdqu64   zmm14, zmmword ptr [rsi + 384]
 	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
 	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
-	vpclmulqdq  zmm11, zmm11, zmm29, 0x00
+	vpclmulqdq  zmm11, zmm11, zmm29, 0x01
 	vpxorq      zmm7, zmm5, zmm12
 	vpxorq      zmm8, zmm4, zmm10
 	vpxorq      zmm9, zmm6, zmm11
@@ -5205,123 +5208,123 @@ asmgen_ghash_update_vpclmul_avx512:
 	vpclmulqdq  zmm6, zmm6, zmm31, 0x00
 	/* blocks 12..15 times H^52..H^49 */
 	vmovdqu64   zmm10, zmmword ptr [rdx + 192]
+	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 200]
+	vpshufb     zmm11, zmm11, zmm15
 	vpshufb     zmm10, zmm10, zmm15
-	vpshufd     zmm11, zmm10, 0x4e
-	vpxorq      zmm11, zmm11, zmm10
 	vmovdqu64   zmm14, zmmword ptr [rsi + 448]
 	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
 	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
-	vpclmulqdq  zmm11, zmm11, zmm28, 0x00
+	vpclmulqdq  zmm11, zmm11, zmm28, 0x01
 	vpternlogq  zmm7, zmm5, zmm12, 0x96
 	vpternlogq  zmm8, zmm4, zmm10, 0x96
 	vpternlogq  zmm9, zmm6, zmm11, 0x96
 	/* blocks 16..19 times H^48..H^45 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 256]
+	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 264]
+	vpshufb     zmm6, zmm6, zmm15
 	vpshufb     zmm4, zmm4, zmm15
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
 	vmovdqu64   zmm14, zmmword ptr [rsi + 512]
 	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
 	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
-	vpclmulqdq  zmm6, zmm6, zmm27, 0x00
+	vpclmulqdq  zmm6, zmm6, zmm27, 0x01
 	/* blocks 20..23 times H^44..H^41 */
 	vmovdqu64   zmm10, zmmword ptr [rdx + 320]
+	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 328]
+	vpshufb     zmm11, zmm11, zmm15
 	vpshufb     zmm10, zmm10, zmm15
-	vpshufd     zmm11, zmm10, 0x4e
-	vpxorq      zmm11, zmm11, zmm10
 	vmovdqu64   zmm14, zmmword ptr [rsi + 576]
 	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
 	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
-	vpclmulqdq  zmm11, zmm11, zmm26, 0x00
+	vpclmulqdq  zmm11, zmm11, zmm26, 0x01
 	vpternlogq  zmm7, zmm5, zmm12, 0x96
 	vpternlogq  zmm8, zmm4, zmm10, 0x96
 	vpternlogq  zmm9, zmm6, zmm11, 0x96
 	/* blocks 24..27 times H^40..H^37 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 384]
+	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 392]
+	vpshufb     zmm6, zmm6, zmm15
 	vpshufb     zmm4, zmm4, zmm15
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
 	vmovdqu64   zmm14, zmmword ptr [rsi + 640]
 	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
 	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
-	vpclmulqdq  zmm6, zmm6, zmm25, 0x00
+	vpclmulqdq  zmm6, zmm6, zmm25, 0x01
 	/* blocks 28..31 times H^36..H^33 */
 	vmovdqu64   zmm10, zmmword ptr [rdx + 448]
+	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 456]
+	vpshufb     zmm11, zmm11, zmm15
 	vpshufb     zmm10, zmm10, zmm15
-	vpshufd     zmm11, zmm10, 0x4e
-	vpxorq      zmm11, zmm11, zmm10
 	vmovdqu64   zmm14, zmmword ptr [rsi + 704]
 	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
 	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
-	vpclmulqdq  zmm11, zmm11, zmm24, 0x00
+	vpclmulqdq  zmm11, zmm11, zmm24, 0x01
 	vpternlogq  zmm7, zmm5, zmm12, 0x96
 	vpternlogq  zmm8, zmm4, zmm10, 0x96
 	vpternlogq  zmm9, zmm6, zmm11, 0x96
 	/* blocks 32..35 times H^32..H^29 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 512]
+	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 520]
+	vpshufb     zmm6, zmm6, zmm15
 	vpshufb     zmm4, zmm4, zmm15
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm5, zmm4, zmm23, 0x00
 	vpclmulqdq  zmm4, zmm4, zmm23, 0x11
-	vpclmulqdq  zmm6, zmm6, zmm31, 0x10
+	vpclmulqdq  zmm6, zmm6, zmm31, 0x11
 	/* blocks 36..39 times H^28..H^25 */
 	vmovdqu64   zmm10, zmmword ptr [rdx + 576]
+	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 584]
+	vpshufb     zmm11, zmm11, zmm15
 	vpshufb     zmm10, zmm10, zmm15
-	vpshufd     zmm11, zmm10, 0x4e
-	vpxorq      zmm11, zmm11, zmm10
 	vpclmulqdq  zmm12, zmm10, zmm22, 0x00
 	vpclmulqdq  zmm10, zmm10, zmm22, 0x11
-	vpclmulqdq  zmm11, zmm11, zmm30, 0x10
+	vpclmulqdq  zmm11, zmm11, zmm30, 0x11
 	vpternlogq  zmm7, zmm5, zmm12, 0x96
 	vpternlogq  zmm8, zmm4, zmm10, 0x96
 	vpternlogq  zmm9, zmm6, zmm11, 0x96
 	/* blocks 40..43 times H^24..H^21 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 640]
+	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 648]
+	vpshufb     zmm6, zmm6, zmm15
 	vpshufb     zmm4, zmm4, zmm15
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm5, zmm4, zmm21, 0x00
 	vpclmulqdq  zmm4, zmm4, zmm21, 0x11
-	vpclmulqdq  zmm6, zmm6, zmm29, 0x10
+	vpclmulqdq  zmm6, zmm6, zmm29, 0x11
 	/* blocks 44..47 times H^20..H^17 */
 	vmovdqu64   zmm10, zmmword ptr [rdx + 704]
+	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 712]
+	vpshufb     zmm11, zmm11, zmm15
 	vpshufb     zmm10, zmm10, zmm15
-	vpshufd     zmm11, zmm10, 0x4e
-	vpxorq      zmm11, zmm11, zmm10
 	vpclmulqdq  zmm12, zmm10, zmm20, 0x00
 	vpclmulqdq  zmm10, zmm10, zmm20, 0x11
-	vpclmulqdq  zmm11, zmm11, zmm28, 0x10
+	vpclmulqdq  zmm11, zmm11, zmm28, 0x11
 	vpternlogq  zmm7, zmm5, zmm12, 0x96
 	vpternlogq  zmm8, zmm4, zmm10, 0x96
 	vpternlogq  zmm9, zmm6, zmm11, 0x96
 	/* blocks 48..51 times H^16..H^13 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 768]
+	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 776]
+	vpshufb     zmm6, zmm6, zmm15
 	vpshufb     zmm4, zmm4, zmm15
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm5, zmm4, zmm19, 0x00
 	vpclmulqdq  zmm4, zmm4, zmm19, 0x11
-	vpclmulqdq  zmm6, zmm6, zmm27, 0x10
+	vpclmulqdq  zmm6, zmm6, zmm27, 0x11
 	/* blocks 52..55 times H^12..H^9 */
 	vmovdqu64   zmm10, zmmword ptr [rdx + 832]
+	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 840]
+	vpshufb     zmm11, zmm11, zmm15
 	vpshufb     zmm10, zmm10, zmm15
-	vpshufd     zmm11, zmm10, 0x4e
-	vpxorq      zmm11, zmm11, zmm10
 	vpclmulqdq  zmm12, zmm10, zmm18, 0x00
 	vpclmulqdq  zmm10, zmm10, zmm18, 0x11
-	vpclmulqdq  zmm11, zmm11, zmm26, 0x10
+	vpclmulqdq  zmm11, zmm11, zmm26, 0x11
 	vpternlogq  zmm7, zmm5, zmm12, 0x96
 	vpternlogq  zmm8, zmm4, zmm10, 0x96
 	vpternlogq  zmm9, zmm6, zmm11, 0x96
 	/* blocks 56..59 times H^8..H^5 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 896]
+	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 904]
+	vpshufb     zmm6, zmm6, zmm15
 	vpshufb     zmm4, zmm4, zmm15
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm5, zmm4, zmm17, 0x00
 	vpclmulqdq  zmm4, zmm4, zmm17, 0x11
-	vpclmulqdq  zmm6, zmm6, zmm25, 0x10
+	vpclmulqdq  zmm6, zmm6, zmm25, 0x11
 	/* blocks 60..63 times H^4..H^1 */
 	vmovdqu64   zmm10, zmmword ptr [rdx + 960]
 	vpshufb     zmm10, zmm10, zmm15
@@ -5339,22 +5342,22 @@ asmgen_ghash_update_vpclmul_avx512:
 	jb          .Lasmgen_ghash_update_vpclmul_avx512_reduce_b
 	/* blocks 4..7 times H^60..H^57 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 64]
+	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 72]
+	vpshufb     zmm6, zmm6, zmm15
 	vpshufb     zmm4, zmm4, zmm15
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
 	vmovdqu64   zmm14, zmmword ptr [rsi + 320]
 	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
 	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
-	vpclmulqdq  zmm6, zmm6, zmm30, 0x00
+	vpclmulqdq  zmm6, zmm6, zmm30, 0x01
 	/* blocks 8..11 times H^56..H^53 */
 	vmovdqu64   zmm10, zmmword ptr [rdx + 128]
+	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 136]
+	vpshufb     zmm11, zmm11, zmm15
 	vpshufb     zmm10, zmm10, zmm15
-	vpshufd     zmm11, zmm10, 0x4e
-	vpxorq      zmm11, zmm11, zmm10
 	vmovdqu64   zmm14, zmmword ptr [rsi + 384]
 	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
 	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
-	vpclmulqdq  zmm11, zmm11, zmm29, 0x00
+	vpclmulqdq  zmm11, zmm11, zmm29, 0x01
 	vpxorq      zmm1, zmm5, zmm12
 	vpxorq      zmm2, zmm4, zmm10
 	vpxorq      zmm3, zmm6, zmm11
@@ -5395,123 +5398,123 @@ asmgen_ghash_update_vpclmul_avx512:
 	vpclmulqdq  zmm6, zmm6, zmm31, 0x00
 	/* blocks 12..15 times H^52..H^49 */
 	vmovdqu64   zmm10, zmmword ptr [rdx + 192]
+	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 200]
+	vpshufb     zmm11, zmm11, zmm15
 	vpshufb     zmm10, zmm10, zmm15
-	vpshufd     zmm11, zmm10, 0x4e
-	vpxorq      zmm11, zmm11, zmm10
 	vmovdqu64   zmm14, zmmword ptr [rsi + 448]
 	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
 	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
-	vpclmulqdq  zmm11, zmm11, zmm28, 0x00
+	vpclmulqdq  zmm11, zmm11, zmm28, 0x01
 	vpternlogq  zmm1, zmm5, zmm12, 0x96
 	vpternlogq  zmm2, zmm4, zmm10, 0x96
 	vpternlogq  zmm3, zmm6, zmm11, 0x96
 	/* blocks 16..19 times H^48..H^45 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 256]
+	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 264]
+	vpshufb     zmm6, zmm6, zmm15
 	vpshufb     zmm4, zmm4, zmm15
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
 	vmovdqu64   zmm14, zmmword ptr [rsi + 512]
 	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
 	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
-	vpclmulqdq  zmm6, zmm6, zmm27, 0x00
+	vpclmulqdq  zmm6, zmm6, zmm27, 0x01
 	/* blocks 20..23 times H^44..H^41 */
 	vmovdqu64   zmm10, zmmword ptr [rdx + 320]
+	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 328]
+	vpshufb     zmm11, zmm11, zmm15
 	vpshufb     zmm10, zmm10, zmm15
-	vpshufd     zmm11, zmm10, 0x4e
-	vpxorq      zmm11, zmm11, zmm10
 	vmovdqu64   zmm14, zmmword ptr [rsi + 576]
 	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
 	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
-	vpclmulqdq  zmm11, zmm11, zmm26, 0x00
+	vpclmulqdq  zmm11, zmm11, zmm26, 0x01
 	vpternlogq  zmm1, zmm5, zmm12, 0x96
 	vpternlogq  zmm2, zmm4, zmm10, 0x96
 	vpternlogq  zmm3, zmm6, zmm11, 0x96
 	/* blocks 24..27 times H^40..H^37 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 384]
+	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 392]
+	vpshufb     zmm6, zmm6, zmm15
 	vpshufb     zmm4, zmm4, zmm15
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
 	vmovdqu64   zmm14, zmmword ptr [rsi + 640]
 	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
 	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
-	vpclmulqdq  zmm6, zmm6, zmm25, 0x00
+	vpclmulqdq  zmm6, zmm6, zmm25, 0x01
 	/* blocks 28..31 times H^36..H^33 */
 	vmovdqu64   zmm10, zmmword ptr [rdx + 448]
+	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 456]
+	vpshufb     zmm11, zmm11, zmm15
 	vpshufb     zmm10, zmm10, zmm15
-	vpshufd     zmm11, zmm10, 0x4e
-	vpxorq      zmm11, zmm11, zmm10
 	vmovdqu64   zmm14, zmmword ptr [rsi + 704]
 	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
 	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
-	vpclmulqdq  zmm11, zmm11, zmm24, 0x00
+	vpclmulqdq  zmm11, zmm11, zmm24, 0x01
 	vpternlogq  zmm1, zmm5, zmm12, 0x96
 	vpternlogq  zmm2, zmm4, zmm10, 0x96
 	vpternlogq  zmm3, zmm6, zmm11, 0x96
 	/* blocks 32..35 times H^32..H^29 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 512]
+	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 520]
+	vpshufb     zmm6, zmm6, zmm15
 	vpshufb     zmm4, zmm4, zmm15
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm5, zmm4, zmm23, 0x00
 	vpclmulqdq  zmm4, zmm4, zmm23, 0x11
-	vpclmulqdq  zmm6, zmm6, zmm31, 0x10
+	vpclmulqdq  zmm6, zmm6, zmm31, 0x11
 	/* blocks 36..39 times H^28..H^25 */
 	vmovdqu64   zmm10, zmmword ptr [rdx + 576]
+	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 584]
+	vpshufb     zmm11, zmm11, zmm15
 	vpshufb     zmm10, zmm10, zmm15
-	vpshufd     zmm11, zmm10, 0x4e
-	vpxorq      zmm11, zmm11, zmm10
 	vpclmulqdq  zmm12, zmm10, zmm22, 0x00
 	vpclmulqdq  zmm10, zmm10, zmm22, 0x11
-	vpclmulqdq  zmm11, zmm11, zmm30, 0x10
+	vpclmulqdq  zmm11, zmm11, zmm30, 0x11
 	vpternlogq  zmm1, zmm5, zmm12, 0x96
 	vpternlogq  zmm2, zmm4, zmm10, 0x96
 	vpternlogq  zmm3, zmm6, zmm11, 0x96
 	/* blocks 40..43 times H^24..H^21 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 640]
+	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 648]
+	vpshufb     zmm6, zmm6, zmm15
 	vpshufb     zmm4, zmm4, zmm15
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm5, zmm4, zmm21, 0x00
 	vpclmulqdq  zmm4, zmm4, zmm21, 0x11
-	vpclmulqdq  zmm6, zmm6, zmm29, 0x10
+	vpclmulqdq  zmm6, zmm6, zmm29, 0x11
 	/* blocks 44..47 times H^20..H^17 */
 	vmovdqu64   zmm10, zmmword ptr [rdx + 704]
+	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 712]
+	vpshufb     zmm11, zmm11, zmm15
 	vpshufb     zmm10, zmm10, zmm15
-	vpshufd     zmm11, zmm10, 0x4e
-	vpxorq      zmm11, zmm11, zmm10
 	vpclmulqdq  zmm12, zmm10, zmm20, 0x00
 	vpclmulqdq  zmm10, zmm10, zmm20, 0x11
-	vpclmulqdq  zmm11, zmm11, zmm28, 0x10
+	vpclmulqdq  zmm11, zmm11, zmm28, 0x11
 	vpternlogq  zmm1, zmm5, zmm12, 0x96
 	vpternlogq  zmm2, zmm4, zmm10, 0x96
 	vpternlogq  zmm3, zmm6, zmm11, 0x96
 	/* blocks 48..51 times H^16..H^13 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 768]
+	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 776]
+	vpshufb     zmm6, zmm6, zmm15
 	vpshufb     zmm4, zmm4, zmm15
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm5, zmm4, zmm19, 0x00
 	vpclmulqdq  zmm4, zmm4, zmm19, 0x11
-	vpclmulqdq  zmm6, zmm6, zmm27, 0x10
+	vpclmulqdq  zmm6, zmm6, zmm27, 0x11
 	/* blocks 52..55 times H^12..H^9 */
 	vmovdqu64   zmm10, zmmword ptr [rdx + 832]
+	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 840]
+	vpshufb     zmm11, zmm11, zmm15
 	vpshufb     zmm10, zmm10, zmm15
-	vpshufd     zmm11, zmm10, 0x4e
-	vpxorq      zmm11, zmm11, zmm10
 	vpclmulqdq  zmm12, zmm10, zmm18, 0x00
 	vpclmulqdq  zmm10, zmm10, zmm18, 0x11
-	vpclmulqdq  zmm11, zmm11, zmm26, 0x10
+	vpclmulqdq  zmm11, zmm11, zmm26, 0x11
 	vpternlogq  zmm1, zmm5, zmm12, 0x96
 	vpternlogq  zmm2, zmm4, zmm10, 0x96
 	vpternlogq  zmm3, zmm6, zmm11, 0x96
 	/* blocks 56..59 times H^8..H^5 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 896]
+	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 904]
+	vpshufb     zmm6, zmm6, zmm15
 	vpshufb     zmm4, zmm4, zmm15
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm5, zmm4, zmm17, 0x00
 	vpclmulqdq  zmm4, zmm4, zmm17, 0x11
-	vpclmulqdq  zmm6, zmm6, zmm25, 0x10
+	vpclmulqdq  zmm6, zmm6, zmm25, 0x11
 	/* blocks 60..63 times H^4..H^1 */
 	vmovdqu64   zmm10, zmmword ptr [rdx + 960]
 	vpshufb     zmm10, zmm10, zmm15
@@ -5587,58 +5590,58 @@ asmgen_ghash_update_vpclmul_avx512:
 	jb          .Lasmgen_ghash_update_vpclmul_avx512_batch16
 	/* blocks 4..7 times H^28..H^25 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 64]
+	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 72]
+	vpshufb     zmm6, zmm6, zmm15
 	vpshufb     zmm4, zmm4, zmm15
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm5, zmm4, zmm22, 0x00
 	vpclmulqdq  zmm4, zmm4, zmm22, 0x11
-	vpclmulqdq  zmm6, zmm6, zmm30, 0x10
+	vpclmulqdq  zmm6, zmm6, zmm30, 0x11
 	/* blocks 8..11 times H^24..H^21 */
 	vmovdqu64   zmm10, zmmword ptr [rdx + 128]
+	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 136]
+	vpshufb     zmm11, zmm11, zmm15
 	vpshufb     zmm10, zmm10, zmm15
-	vpshufd     zmm11, zmm10, 0x4e
-	vpxorq      zmm11, zmm11, zmm10
 	vpclmulqdq  zmm12, zmm10, zmm21, 0x00
 	vpclmulqdq  zmm10, zmm10, zmm21, 0x11
-	vpclmulqdq  zmm11, zmm11, zmm29, 0x10
+	vpclmulqdq  zmm11, zmm11, zmm29, 0x11
 	vpxorq      zmm1, zmm5, zmm12
 	vpxorq      zmm2, zmm4, zmm10
 	vpxorq      zmm3, zmm6, zmm11
 	/* blocks 12..15 times H^20..H^17 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 192]
+	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 200]
+	vpshufb     zmm6, zmm6, zmm15
 	vpshufb     zmm4, zmm4, zmm15
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm5, zmm4, zmm20, 0x00
 	vpclmulqdq  zmm4, zmm4, zmm20, 0x11
-	vpclmulqdq  zmm6, zmm6, zmm28, 0x10
+	vpclmulqdq  zmm6, zmm6, zmm28, 0x11
 	/* blocks 16..19 times H^16..H^13 */
 	vmovdqu64   zmm10, zmmword ptr [rdx + 256]
+	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 264]
+	vpshufb     zmm11, zmm11, zmm15
 	vpshufb     zmm10, zmm10, zmm15
-	vpshufd     zmm11, zmm10, 0x4e
-	vpxorq      zmm11, zmm11, zmm10
 	vpclmulqdq  zmm12, zmm10, zmm19, 0x00
 	vpclmulqdq  zmm10, zmm10, zmm19, 0x11
-	vpclmulqdq  zmm11, zmm11, zmm27, 0x10
+	vpclmulqdq  zmm11, zmm11, zmm27, 0x11
 	vpternlogq  zmm1, zmm5, zmm12, 0x96
 	vpternlogq  zmm2, zmm4, zmm10, 0x96
 	vpternlogq  zmm3, zmm6, zmm11, 0x96
 	/* blocks 20..23 times H^12..H^9 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 320]
+	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 328]
+	vpshufb     zmm6, zmm6, zmm15
 	vpshufb     zmm4, zmm4, zmm15
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm5, zmm4, zmm18, 0x00
 	vpclmulqdq  zmm4, zmm4, zmm18, 0x11
-	vpclmulqdq  zmm6, zmm6, zmm26, 0x10
+	vpclmulqdq  zmm6, zmm6, zmm26, 0x11
 	/* blocks 24..27 times H^8..H^5 */
 	vmovdqu64   zmm10, zmmword ptr [rdx + 384]
+	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 392]
+	vpshufb     zmm11, zmm11, zmm15
 	vpshufb     zmm10, zmm10, zmm15
-	vpshufd     zmm11, zmm10, 0x4e
-	vpxorq      zmm11, zmm11, zmm10
 	vpclmulqdq  zmm12, zmm10, zmm17, 0x00
 	vpclmulqdq  zmm10, zmm10, zmm17, 0x11
-	vpclmulqdq  zmm11, zmm11, zmm25, 0x10
+	vpclmulqdq  zmm11, zmm11, zmm25, 0x11
 	vpternlogq  zmm1, zmm5, zmm12, 0x96
 	vpternlogq  zmm2, zmm4, zmm10, 0x96
 	vpternlogq  zmm3, zmm6, zmm11, 0x96
@@ -5695,20 +5698,20 @@ asmgen_ghash_update_vpclmul_avx512:
 	jb          .Lasmgen_ghash_update_vpclmul_avx512_rest
 	/* blocks 4..7 times H^12..H^9 */
 	vmovdqu64   zmm4, zmmword ptr [rdx + 64]
+	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 72]
+	vpshufb     zmm6, zmm6, zmm15
 	vpshufb     zmm4, zmm4, zmm15
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm5, zmm4, zmm18, 0x00
 	vpclmulqdq  zmm4, zmm4, zmm18, 0x11
-	vpclmulqdq  zmm6, zmm6, zmm26, 0x10
+	vpclmulqdq  zmm6, zmm6, zmm26, 0x11
 	/* blocks 8..11 times H^8..H^5 */
 	vmovdqu64   zmm10, zmmword ptr [rdx + 128]
+	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 136]
+	vpshufb     zmm11, zmm11, zmm15
 	vpshufb     zmm10, zmm10, zmm15
-	vpshufd     zmm11, zmm10, 0x4e
-	vpxorq      zmm11, zmm11, zmm10
 	vpclmulqdq  zmm12, zmm10, zmm17, 0x00
 	vpclmulqdq  zmm10, zmm10, zmm17, 0x11
-	vpclmulqdq  zmm11, zmm11, zmm25, 0x10
+	vpclmulqdq  zmm11, zmm11, zmm25, 0x11
 	vpxorq      zmm1, zmm5, zmm12
 	vpxorq      zmm2, zmm4, zmm10
 	vpxorq      zmm3, zmm6, zmm11
@@ -6444,7 +6447,7 @@ asmgen_polyval_update_vpclmul_avx512:
 	jz          .Lasmgen_polyval_update_vpclmul_avx512_one
 	cmp         rcx, 16
 	jb          .Lasmgen_polyval_update_vpclmul_avx512_rest
-	/* Keys H^1..H^32: four powers per register, highest first; the half-sums of H^1..H^64. */
+	/* Keys H^1..H^16: four powers per register, highest first; the half-sums of those and of H^33..H^48. */
 	vmovdqu64   zmm16, zmmword ptr [rsi + 1216]
 	vmovdqu64   zmm24, zmmword ptr [rsi + 1728]
 	vmovdqu64   zmm17, zmmword ptr [rsi + 1152]
@@ -6453,6 +6456,9 @@ asmgen_polyval_update_vpclmul_avx512:
 	vmovdqu64   zmm26, zmmword ptr [rsi + 1600]
 	vmovdqu64   zmm19, zmmword ptr [rsi + 1024]
 	vmovdqu64   zmm27, zmmword ptr [rsi + 1536]
+	cmp         rcx, 32
+	jb          .Lasmgen_polyval_update_vpclmul_avx512_batch16
+	/* Keys H^17..H^32: four powers per register, highest first; the half-sums of those and of H^49..H^64. */
 	vmovdqu64   zmm20, zmmword ptr [rsi + 960]
 	vmovdqu64   zmm28, zmmword ptr [rsi + 1472]
 	vmovdqu64   zmm21, zmmword ptr [rsi + 896]

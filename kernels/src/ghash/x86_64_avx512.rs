@@ -28,7 +28,7 @@
 
 use super::x86_64::{fold, mont_mul, Poly, Reduction};
 use super::x86_64_vpclmul as ymm;
-use super::{ext_h_offset, ext_hk, h_offset, hk_offset, Flavour, POLY};
+use super::{ext_h_offset, ext_hk, h_offset, hk_offset, Flavour, BYTE_REVERSE, POLY};
 use crate::arch::x86_64::mov_count;
 use crate::role;
 use crate::Blocks;
@@ -231,9 +231,14 @@ pub fn update_of(f: Flavour, abi: Abi, blocks: Blocks) -> Result<Function<X86_64
         b.cmp(n, QUARTER as i32);
         b.jb(rest);
         if f.reflected() {
-            b.vshufi64x2(BSWAP, BSWAP, BSWAP, 0x00);
+            // From memory rather than from ymm15: the first blocks' byte reversal waits for no shuffle.
+            let bswap = b.constant("byte_reverse", 16, "vpshufb control: reverse 16 bytes", &BYTE_REVERSE);
+            b.vbroadcasti32x4(BSWAP, rip(&bswap));
         }
-        keys(b, table);
+        keys(b, table, 0..KEY_REGS / 2);
+        b.cmp(n, HALF as i32);
+        b.jb(&quarter);
+        keys(b, table, KEY_REGS / 2..KEY_REGS);
         b.cmp(n, BATCH as i32);
         b.jb(&half);
         b.comment("The first batch: its sums in set A, reduced by the next batch or after the loop.");
@@ -289,14 +294,19 @@ fn poly_mem(b: &mut B) -> Mem {
     rip(&b.constant("polyval_poly", 16, "x^128 + x^127 + x^126 + x^121 + 1, reflected", &POLY))
 }
 
-/// The key registers from the table's extension: each group's four powers (64 bytes, highest first) and
-/// the 64 bytes that hold its half-sums (where the ymm set keeps its pairs `p` and `p + 1`).
-fn keys(b: &mut B, table: Gpr) {
+/// The key registers of power groups `groups` (of the 8 in registers) from the table's extension: each group's
+/// four powers (64 bytes, highest first) and the 64 bytes that hold its half-sums and group `j + 8`'s (where the
+/// ymm set keeps its pairs `p` and `p + 1`, and `p - 16` and `p - 15`). A call of fewer than 32 blocks loads
+/// only the lower four groups.
+fn keys(b: &mut B, table: Gpr, groups: std::ops::Range<usize>) {
     b.comment(format_args!(
-        "Keys H^1..H^{}: four powers per register, highest first; the half-sums of H^1..H^{BATCH}.",
-        4 * KEY_REGS
+        "Keys H^{}..H^{}: four powers per register, highest first; the half-sums of those and of H^{}..H^{}.",
+        4 * groups.start + 1,
+        4 * groups.end,
+        4 * (groups.start + KEY_REGS) + 1,
+        4 * (groups.end + KEY_REGS),
     ));
-    for j in 0..KEY_REGS {
+    for j in groups {
         b.vmovdqu64(key(j), mem(table, ext_h_offset(4 * j + 4)));
         b.vmovdqu64(key_hk(j).0, mem(table, ext_hk(pair_of(j)).0));
     }
@@ -304,36 +314,52 @@ fn keys(b: &mut B, table: Gpr) {
 
 /// The products of group `g` (blocks `4g..4g + 3` of a batch of `4 * groups`) into `r`: the blocks
 /// (byte-reversed for GHASH, the state added to group 0's), their half-sums, then the low product in `r.t`, the
-/// high one over the blocks and the middle one over the half-sums. POLYVAL's half-sums of a group that neither
-/// takes the state nor is the batch's last are one `vpxorq` against the data 8 bytes on (whose 16-byte lanes start
-/// with the high halves of the group's blocks): no shuffle.
+/// high one over the blocks and the middle one over the half-sums. The half-sums of a group that neither takes
+/// the state nor is the batch's last are one `vpxorq` against the data 8 bytes on (whose 16-byte lanes start
+/// with the high halves of the group's blocks): no shuffle for POLYVAL; GHASH byte-reverses the sums (one
+/// `vpshufb`, which moves them to the high 64 bits) instead of swapping the reversed blocks' halves (a
+/// `vpshufd` after the blocks' `vpshufb`): as many shuffles, and neither waits for the other.
 fn products(b: &mut B, f: Flavour, [table, data]: [Gpr; 2], g: usize, groups: usize, r: &InFlight) {
     let top = 4 * (groups - g);
     b.comment(format_args!("blocks {}..{} times H^{top}..H^{}", 4 * g, 4 * g + 3, top - 3));
-    b.vmovdqu64(r.x, mem(data, 64 * g as i32));
+    let (off, in_batch) = (64 * g as i32, g != 0 && g + 1 != groups);
+    b.vmovdqu64(r.x, mem(data, off));
+    // Where the half-sums come from the data 8 bytes on, they are in the low 64 bits of each lane, or for
+    // GHASH, reversed with the blocks, in the high.
+    let mut xs_sel = 0x00;
+    if in_batch {
+        b.vpxorq(r.xs, r.x, mem(data, off + 8));
+        if f.reflected() {
+            b.vpshufb(r.xs, r.xs, BSWAP);
+            xs_sel = 0x01;
+        }
+    }
     if f.reflected() {
         b.vpshufb(r.x, r.x, BSWAP);
     }
     if g == 0 {
         b.vpxorq(r.x, r.x, Zmm(S.0));
     }
-    if !f.reflected() && g != 0 && g + 1 != groups {
-        b.vpxorq(r.xs, r.x, mem(data, 64 * g as i32 + 8));
-    } else {
+    if !in_batch {
         b.vpshufd(r.xs, r.x, 0x4e);
         b.vpxorq(r.xs, r.xs, r.x);
     }
     let j = groups - 1 - g;
     let (hk, hk_sel) = key_hk(j);
-    let k = if j < KEY_REGS {
+    let k = key_operand(b, table, j);
+    b.vpclmulqdq(r.t, r.x, k, 0x00);
+    b.vpclmulqdq(r.x, r.x, k, 0x11);
+    b.vpclmulqdq(r.xs, r.xs, hk, hk_sel | xs_sel);
+}
+
+/// The powers of group `j`: its key register, or for a group above H^32, [`KM`] loaded from the table.
+fn key_operand(b: &mut B, table: Gpr, j: usize) -> Zmm {
+    if j < KEY_REGS {
         key(j)
     } else {
         b.vmovdqu64(KM, mem(table, ext_h_offset(4 * j + 4)));
         KM
-    };
-    b.vpclmulqdq(r.t, r.x, k, 0x00);
-    b.vpclmulqdq(r.x, r.x, k, 0x11);
-    b.vpclmulqdq(r.xs, r.xs, hk, hk_sel);
+    }
 }
 
 /// `4 * groups` blocks at `data`, the state added to the first, their products summed into `sums`, two groups
