@@ -4882,6 +4882,27 @@ asmgen_ghash_update_vpclmul_avx512:
 	vpxorq      zmm7, zmm5, zmm12
 	vpxorq      zmm8, zmm4, zmm10
 	vpxorq      zmm9, zmm6, zmm11
+	/* blocks 12..15 times H^52..H^49 */
+	vmovdqu64   zmm4, zmmword ptr [rdx + 192]
+	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 200]
+	vpshufb     zmm6, zmm6, zmm15
+	vpshufb     zmm4, zmm4, zmm15
+	vmovdqu64   zmm14, zmmword ptr [rsi + 448]
+	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm28, 0x01
+	/* blocks 16..19 times H^48..H^45 */
+	vmovdqu64   zmm10, zmmword ptr [rdx + 256]
+	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 264]
+	vpshufb     zmm11, zmm11, zmm15
+	vpshufb     zmm10, zmm10, zmm15
+	vmovdqu64   zmm14, zmmword ptr [rsi + 512]
+	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm27, 0x01
+	vpternlogq  zmm7, zmm5, zmm12, 0x96
+	vpternlogq  zmm8, zmm4, zmm10, 0x96
+	vpternlogq  zmm9, zmm6, zmm11, 0x96
 	/* Karatsuba's fix-up on every lane; the four lanes of each sum added; the reduction on xmm. */
 	vpternlogq  zmm3, zmm1, zmm2, 0x96
 	vextracti64x4 ymm13, zmm1, 0x01
@@ -4917,27 +4938,6 @@ asmgen_ghash_update_vpclmul_avx512:
 	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
 	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
 	vpclmulqdq  zmm6, zmm6, zmm31, 0x00
-	/* blocks 12..15 times H^52..H^49 */
-	vmovdqu64   zmm10, zmmword ptr [rdx + 192]
-	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 200]
-	vpshufb     zmm11, zmm11, zmm15
-	vpshufb     zmm10, zmm10, zmm15
-	vmovdqu64   zmm14, zmmword ptr [rsi + 448]
-	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
-	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
-	vpclmulqdq  zmm11, zmm11, zmm28, 0x01
-	vpternlogq  zmm7, zmm5, zmm12, 0x96
-	vpternlogq  zmm8, zmm4, zmm10, 0x96
-	vpternlogq  zmm9, zmm6, zmm11, 0x96
-	/* blocks 16..19 times H^48..H^45 */
-	vmovdqu64   zmm4, zmmword ptr [rdx + 256]
-	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 264]
-	vpshufb     zmm6, zmm6, zmm15
-	vpshufb     zmm4, zmm4, zmm15
-	vmovdqu64   zmm14, zmmword ptr [rsi + 512]
-	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
-	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
-	vpclmulqdq  zmm6, zmm6, zmm27, 0x01
 	/* blocks 20..23 times H^44..H^41 */
 	vmovdqu64   zmm10, zmmword ptr [rdx + 320]
 	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 328]
@@ -5072,6 +5072,27 @@ asmgen_ghash_update_vpclmul_avx512:
 	vpxorq      zmm1, zmm5, zmm12
 	vpxorq      zmm2, zmm4, zmm10
 	vpxorq      zmm3, zmm6, zmm11
+	/* blocks 12..15 times H^52..H^49 */
+	vmovdqu64   zmm4, zmmword ptr [rdx + 192]
+	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 200]
+	vpshufb     zmm6, zmm6, zmm15
+	vpshufb     zmm4, zmm4, zmm15
+	vmovdqu64   zmm14, zmmword ptr [rsi + 448]
+	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm28, 0x01
+	/* blocks 16..19 times H^48..H^45 */
+	vmovdqu64   zmm10, zmmword ptr [rdx + 256]
+	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 264]
+	vpshufb     zmm11, zmm11, zmm15
+	vpshufb     zmm10, zmm10, zmm15
+	vmovdqu64   zmm14, zmmword ptr [rsi + 512]
+	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm27, 0x01
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
 	/* Karatsuba's fix-up on every lane; the four lanes of each sum added; the reduction on xmm. */
 	vpternlogq  zmm9, zmm7, zmm8, 0x96
 	vextracti64x4 ymm13, zmm7, 0x01
@@ -5107,27 +5128,6 @@ asmgen_ghash_update_vpclmul_avx512:
 	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
 	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
 	vpclmulqdq  zmm6, zmm6, zmm31, 0x00
-	/* blocks 12..15 times H^52..H^49 */
-	vmovdqu64   zmm10, zmmword ptr [rdx + 192]
-	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 200]
-	vpshufb     zmm11, zmm11, zmm15
-	vpshufb     zmm10, zmm10, zmm15
-	vmovdqu64   zmm14, zmmword ptr [rsi + 448]
-	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
-	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
-	vpclmulqdq  zmm11, zmm11, zmm28, 0x01
-	vpternlogq  zmm1, zmm5, zmm12, 0x96
-	vpternlogq  zmm2, zmm4, zmm10, 0x96
-	vpternlogq  zmm3, zmm6, zmm11, 0x96
-	/* blocks 16..19 times H^48..H^45 */
-	vmovdqu64   zmm4, zmmword ptr [rdx + 256]
-	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 264]
-	vpshufb     zmm6, zmm6, zmm15
-	vpshufb     zmm4, zmm4, zmm15
-	vmovdqu64   zmm14, zmmword ptr [rsi + 512]
-	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
-	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
-	vpclmulqdq  zmm6, zmm6, zmm27, 0x01
 	/* blocks 20..23 times H^44..H^41 */
 	vmovdqu64   zmm10, zmmword ptr [rdx + 320]
 	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 328]
@@ -6287,6 +6287,23 @@ asmgen_polyval_update_vpclmul_avx512:
 	vpxorq      zmm7, zmm5, zmm12
 	vpxorq      zmm8, zmm4, zmm10
 	vpxorq      zmm9, zmm6, zmm11
+	/* blocks 12..15 times H^52..H^49 */
+	vmovdqu64   zmm4, zmmword ptr [rdx + 192]
+	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 200]
+	vmovdqu64   zmm14, zmmword ptr [rsi + 448]
+	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm28, 0x00
+	/* blocks 16..19 times H^48..H^45 */
+	vmovdqu64   zmm10, zmmword ptr [rdx + 256]
+	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 264]
+	vmovdqu64   zmm14, zmmword ptr [rsi + 512]
+	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm27, 0x00
+	vpternlogq  zmm7, zmm5, zmm12, 0x96
+	vpternlogq  zmm8, zmm4, zmm10, 0x96
+	vpternlogq  zmm9, zmm6, zmm11, 0x96
 	/* Karatsuba's fix-up on every lane; the four lanes of each sum added; the reduction on xmm. */
 	vpternlogq  zmm3, zmm1, zmm2, 0x96
 	vextracti64x4 ymm13, zmm1, 0x01
@@ -6321,23 +6338,6 @@ asmgen_polyval_update_vpclmul_avx512:
 	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
 	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
 	vpclmulqdq  zmm6, zmm6, zmm31, 0x00
-	/* blocks 12..15 times H^52..H^49 */
-	vmovdqu64   zmm10, zmmword ptr [rdx + 192]
-	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 200]
-	vmovdqu64   zmm14, zmmword ptr [rsi + 448]
-	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
-	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
-	vpclmulqdq  zmm11, zmm11, zmm28, 0x00
-	vpternlogq  zmm7, zmm5, zmm12, 0x96
-	vpternlogq  zmm8, zmm4, zmm10, 0x96
-	vpternlogq  zmm9, zmm6, zmm11, 0x96
-	/* blocks 16..19 times H^48..H^45 */
-	vmovdqu64   zmm4, zmmword ptr [rdx + 256]
-	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 264]
-	vmovdqu64   zmm14, zmmword ptr [rsi + 512]
-	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
-	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
-	vpclmulqdq  zmm6, zmm6, zmm27, 0x00
 	/* blocks 20..23 times H^44..H^41 */
 	vmovdqu64   zmm10, zmmword ptr [rdx + 320]
 	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 328]
@@ -6447,6 +6447,23 @@ asmgen_polyval_update_vpclmul_avx512:
 	vpxorq      zmm1, zmm5, zmm12
 	vpxorq      zmm2, zmm4, zmm10
 	vpxorq      zmm3, zmm6, zmm11
+	/* blocks 12..15 times H^52..H^49 */
+	vmovdqu64   zmm4, zmmword ptr [rdx + 192]
+	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 200]
+	vmovdqu64   zmm14, zmmword ptr [rsi + 448]
+	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm28, 0x00
+	/* blocks 16..19 times H^48..H^45 */
+	vmovdqu64   zmm10, zmmword ptr [rdx + 256]
+	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 264]
+	vmovdqu64   zmm14, zmmword ptr [rsi + 512]
+	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm27, 0x00
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
 	/* Karatsuba's fix-up on every lane; the four lanes of each sum added; the reduction on xmm. */
 	vpternlogq  zmm9, zmm7, zmm8, 0x96
 	vextracti64x4 ymm13, zmm7, 0x01
@@ -6481,23 +6498,6 @@ asmgen_polyval_update_vpclmul_avx512:
 	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
 	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
 	vpclmulqdq  zmm6, zmm6, zmm31, 0x00
-	/* blocks 12..15 times H^52..H^49 */
-	vmovdqu64   zmm10, zmmword ptr [rdx + 192]
-	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 200]
-	vmovdqu64   zmm14, zmmword ptr [rsi + 448]
-	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
-	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
-	vpclmulqdq  zmm11, zmm11, zmm28, 0x00
-	vpternlogq  zmm1, zmm5, zmm12, 0x96
-	vpternlogq  zmm2, zmm4, zmm10, 0x96
-	vpternlogq  zmm3, zmm6, zmm11, 0x96
-	/* blocks 16..19 times H^48..H^45 */
-	vmovdqu64   zmm4, zmmword ptr [rdx + 256]
-	vpxorq      zmm6, zmm4, zmmword ptr [rdx + 264]
-	vmovdqu64   zmm14, zmmword ptr [rsi + 512]
-	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
-	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
-	vpclmulqdq  zmm6, zmm6, zmm27, 0x00
 	/* blocks 20..23 times H^44..H^41 */
 	vmovdqu64   zmm10, zmmword ptr [rdx + 320]
 	vpxorq      zmm11, zmm10, zmmword ptr [rdx + 328]
