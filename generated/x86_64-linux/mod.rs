@@ -245,7 +245,7 @@ pub struct Kernel {
 
 /// The kernel sets, best first within each listing.
 pub const SETS: &[KernelSet] = &[
-    // GHASH and POLYVAL with VPCLMULQDQ on zmm (AVX-512), four blocks per multiply, 32 per reduction.
+    // GHASH and POLYVAL with VPCLMULQDQ on zmm (AVX-512), four blocks per multiply, 64 per reduction.
     KernelSet {
         name: "x86_64-vpclmul-avx512",
         listing: "ghash",

@@ -123,7 +123,7 @@ void asmgen_polyval_init_small_avx(uint8_t *table, const uint8_t *h);
  * Kernel sets, best first: use the first whose features the CPU has, every function by role from the
  * same set (a set's round keys and tables suit its own functions).
  *
- * x86_64-vpclmul-avx512: GHASH and POLYVAL with VPCLMULQDQ on zmm (AVX-512), four blocks per multiply, 32 per reduction.
+ * x86_64-vpclmul-avx512: GHASH and POLYVAL with VPCLMULQDQ on zmm (AVX-512), four blocks per multiply, 64 per reduction.
  *   requires PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW
  *   ghash_init          asmgen_ghash_init_vpclmul_avx512
  *   ghash_update        asmgen_ghash_update_vpclmul_avx512

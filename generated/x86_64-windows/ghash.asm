@@ -4414,12 +4414,11 @@ asmgen_polyval_update_vpclmul_avx2:
 ; GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^64, the zmm set H^9..H^32), from h.
 ; table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
 ; Montgomery domain: H^i = H^(i-1) * H * x^-128).
-; Then the part of the ymm set's table extension this set reads: H^32..H^1 from table[768] (highest
-; first) and their half-sums in both 64-bit halves of the 16-byte lanes from table[1280] (the ymm set's
-; high halves; its low halves hold other powers' half-sums there). H^2 = H^1 squared; then groups of
-; four powers doubled by zmm products against the broadcast highest power (H^4, H^3 from H^2; H^5..H^8
-; from H^4; H^9..H^16 from H^8; H^17..H^32 from H^16): five dependent products.
-; table[256..768] (the ymm set's H^64..H^33) is left as it was: the table is not the ymm set's.
+; Then the ymm set's table extension: H^64..H^1 from table[256] (highest first) and their half-sums
+; packed two per 16-byte lane from table[1280] (H^64..H^33's in the low 64 bits, H^32..H^1's in the high).
+; H^2 = H^1 squared; then groups of four powers doubled by zmm products against the broadcast highest
+; power (H^4, H^3 from H^2; H^5..H^8 from H^4; H^9..H^16 from H^8; H^17..H^32 from H^16; H^33..H^64 from
+; H^32): six dependent products.
 ;
 ; void asmgen_ghash_init_vpclmul_avx512(uint8_t *table, const uint8_t *h);
 ; Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW
@@ -4621,46 +4620,231 @@ asmgen_ghash_init_vpclmul_avx512:
 	vpshufd     zmm0, zmm0, 0x4e
 	vpxorq      zmm0, zmm0, zmm3
 	vpxorq      zmm23, zmm0, zmm1
-	; Stores: the base (H^1..H^8 and their half-sums, lowest first), each group's powers and half-sums.
-	vmovdqu64   zword [rdi + 1216], zmm16
+	; The base (H^1..H^8 and their half-sums, lowest first).
 	vpshufd     zmm3, zmm16, 0x4e
 	vpxorq      zmm3, zmm3, zmm16
-	vmovdqu64   zword [rdi + 1728], zmm3
 	vshufi64x2  zmm1, zmm16, zmm16, 0x1b
 	vmovdqu64   zword [rdi], zmm1
 	vshufi64x2  zmm1, zmm3, zmm3, 0x1b
 	vmovdqu64   zword [rdi + 128], zmm1
-	vmovdqu64   zword [rdi + 1152], zmm17
 	vpshufd     zmm3, zmm17, 0x4e
 	vpxorq      zmm3, zmm3, zmm17
-	vmovdqu64   zword [rdi + 1664], zmm3
 	vshufi64x2  zmm1, zmm17, zmm17, 0x1b
 	vmovdqu64   zword [rdi + 64], zmm1
 	vshufi64x2  zmm1, zmm3, zmm3, 0x1b
 	vmovdqu64   zword [rdi + 192], zmm1
+	vshufi64x2  zmm24, zmm23, zmm23, 0x00
+	vpshufd     zmm25, zmm24, 0x4e
+	vpxorq      zmm25, zmm25, zmm24
+	; H^33..H^64: the groups of H^1..H^32 times H^32 in every lane, each stored as it is made, with the
+	; group it came from; the half-sums of both packed (the higher group's in the low 64 bits of a lane).
+	vpshufd     zmm27, zmm16, 0x4e
+	vpxorq      zmm27, zmm27, zmm16
+	vpclmulqdq  zmm0, zmm16, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm16, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm4, zmm0, zmm1
+	vmovdqu64   zword [rdi + 1216], zmm16
+	vmovdqu64   zword [rdi + 704], zmm4
+	vpshufd     zmm3, zmm16, 0x4e
+	vpxorq      zmm3, zmm3, zmm16
+	vpshufd     zmm1, zmm4, 0x4e
+	vpxorq      zmm1, zmm1, zmm4
+	vpunpcklqdq zmm3, zmm1, zmm3
+	vmovdqu64   zword [rdi + 1728], zmm3
+	vpshufd     zmm27, zmm17, 0x4e
+	vpxorq      zmm27, zmm27, zmm17
+	vpclmulqdq  zmm0, zmm17, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm17, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm4, zmm0, zmm1
+	vmovdqu64   zword [rdi + 1152], zmm17
+	vmovdqu64   zword [rdi + 640], zmm4
+	vpshufd     zmm3, zmm17, 0x4e
+	vpxorq      zmm3, zmm3, zmm17
+	vpshufd     zmm1, zmm4, 0x4e
+	vpxorq      zmm1, zmm1, zmm4
+	vpunpcklqdq zmm3, zmm1, zmm3
+	vmovdqu64   zword [rdi + 1664], zmm3
+	vpshufd     zmm27, zmm18, 0x4e
+	vpxorq      zmm27, zmm27, zmm18
+	vpclmulqdq  zmm0, zmm18, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm18, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm4, zmm0, zmm1
 	vmovdqu64   zword [rdi + 1088], zmm18
+	vmovdqu64   zword [rdi + 576], zmm4
 	vpshufd     zmm3, zmm18, 0x4e
 	vpxorq      zmm3, zmm3, zmm18
+	vpshufd     zmm1, zmm4, 0x4e
+	vpxorq      zmm1, zmm1, zmm4
+	vpunpcklqdq zmm3, zmm1, zmm3
 	vmovdqu64   zword [rdi + 1600], zmm3
+	vpshufd     zmm27, zmm19, 0x4e
+	vpxorq      zmm27, zmm27, zmm19
+	vpclmulqdq  zmm0, zmm19, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm19, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm4, zmm0, zmm1
 	vmovdqu64   zword [rdi + 1024], zmm19
+	vmovdqu64   zword [rdi + 512], zmm4
 	vpshufd     zmm3, zmm19, 0x4e
 	vpxorq      zmm3, zmm3, zmm19
+	vpshufd     zmm1, zmm4, 0x4e
+	vpxorq      zmm1, zmm1, zmm4
+	vpunpcklqdq zmm3, zmm1, zmm3
 	vmovdqu64   zword [rdi + 1536], zmm3
+	vpshufd     zmm27, zmm20, 0x4e
+	vpxorq      zmm27, zmm27, zmm20
+	vpclmulqdq  zmm0, zmm20, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm20, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm4, zmm0, zmm1
 	vmovdqu64   zword [rdi + 960], zmm20
+	vmovdqu64   zword [rdi + 448], zmm4
 	vpshufd     zmm3, zmm20, 0x4e
 	vpxorq      zmm3, zmm3, zmm20
+	vpshufd     zmm1, zmm4, 0x4e
+	vpxorq      zmm1, zmm1, zmm4
+	vpunpcklqdq zmm3, zmm1, zmm3
 	vmovdqu64   zword [rdi + 1472], zmm3
+	vpshufd     zmm27, zmm21, 0x4e
+	vpxorq      zmm27, zmm27, zmm21
+	vpclmulqdq  zmm0, zmm21, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm21, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm4, zmm0, zmm1
 	vmovdqu64   zword [rdi + 896], zmm21
+	vmovdqu64   zword [rdi + 384], zmm4
 	vpshufd     zmm3, zmm21, 0x4e
 	vpxorq      zmm3, zmm3, zmm21
+	vpshufd     zmm1, zmm4, 0x4e
+	vpxorq      zmm1, zmm1, zmm4
+	vpunpcklqdq zmm3, zmm1, zmm3
 	vmovdqu64   zword [rdi + 1408], zmm3
+	vpshufd     zmm27, zmm22, 0x4e
+	vpxorq      zmm27, zmm27, zmm22
+	vpclmulqdq  zmm0, zmm22, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm22, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm4, zmm0, zmm1
 	vmovdqu64   zword [rdi + 832], zmm22
+	vmovdqu64   zword [rdi + 320], zmm4
 	vpshufd     zmm3, zmm22, 0x4e
 	vpxorq      zmm3, zmm3, zmm22
+	vpshufd     zmm1, zmm4, 0x4e
+	vpxorq      zmm1, zmm1, zmm4
+	vpunpcklqdq zmm3, zmm1, zmm3
 	vmovdqu64   zword [rdi + 1344], zmm3
+	vpshufd     zmm27, zmm23, 0x4e
+	vpxorq      zmm27, zmm27, zmm23
+	vpclmulqdq  zmm0, zmm23, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm23, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm4, zmm0, zmm1
 	vmovdqu64   zword [rdi + 768], zmm23
+	vmovdqu64   zword [rdi + 256], zmm4
 	vpshufd     zmm3, zmm23, 0x4e
 	vpxorq      zmm3, zmm3, zmm23
+	vpshufd     zmm1, zmm4, 0x4e
+	vpxorq      zmm1, zmm1, zmm4
+	vpunpcklqdq zmm3, zmm1, zmm3
 	vmovdqu64   zword [rdi + 1280], zmm3
 	vzeroupper
 	pop         rdi
@@ -4671,13 +4855,14 @@ asmgen_ghash_init_vpclmul_avx512:
 
 ; ----------------------------------------------------------------------------------------------------
 ; GHASH update (SP 800-38D): state = (state ^ X) * H for each 16-byte block X of data.
-; 32 blocks per reduction on zmm (keys from the table's extension), four blocks per vpclmulqdq:
-; (S + X1)*H^32 + X2*H^31 + ... + X32*H^1, Karatsuba products, one reduction; then one batch of 16;
-; fewer than 16 blocks left: the ymm set's batch of 8 and tail.
+; 64 blocks per reduction on zmm (keys from the table's extension), four blocks per vpclmulqdq:
+; (S + X1)*H^64 + X2*H^63 + ... + X64*H^1, Karatsuba products, one reduction, done while the next
+; batch's products are summed in a second set of registers; then one batch each of 32 and 16; fewer
+; than 16 blocks left: the ymm set's batch of 8 and tail.
 ;
 ; void asmgen_ghash_update_vpclmul_avx512(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
 ; Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW
-; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm15
+; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 ; ----------------------------------------------------------------------------------------------------
 	section .text$asmgen_ghash_update_vpclmul_avx512 code align=32
 	global asmgen_ghash_update_vpclmul_avx512
@@ -4688,16 +4873,28 @@ asmgen_ghash_update_vpclmul_avx512:
 .seh_0:			; .seh_pushreg rsi (an unwind code in .xdata)
 	push        rdi
 .seh_1:			; .seh_pushreg rdi (an unwind code in .xdata)
-	sub         rsp, 72
-.seh_2:			; .seh_stackalloc 72 (an unwind code in .xdata)
+	sub         rsp, 168
+.seh_2:			; .seh_stackalloc 168 (an unwind code in .xdata)
 	vmovdqa     oword [rsp], xmm6
 .seh_3:			; .seh_savexmm xmm6, 0 (an unwind code in .xdata)
 	vmovdqa     oword [rsp + 16], xmm7
 .seh_4:			; .seh_savexmm xmm7, 16 (an unwind code in .xdata)
 	vmovdqa     oword [rsp + 32], xmm8
 .seh_5:			; .seh_savexmm xmm8, 32 (an unwind code in .xdata)
-	vmovdqa     oword [rsp + 48], xmm15
-.seh_6:			; .seh_savexmm xmm15, 48 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 48], xmm9
+.seh_6:			; .seh_savexmm xmm9, 48 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 64], xmm10
+.seh_7:			; .seh_savexmm xmm10, 64 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 80], xmm11
+.seh_8:			; .seh_savexmm xmm11, 80 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 96], xmm12
+.seh_9:			; .seh_savexmm xmm12, 96 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 112], xmm13
+.seh_10:			; .seh_savexmm xmm13, 112 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 128], xmm14
+.seh_11:			; .seh_savexmm xmm14, 128 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 144], xmm15
+.seh_12:			; .seh_savexmm xmm15, 144 (an unwind code in .xdata)
 .seh_endprologue:
 	mov         rdi, rcx
 	mov         rsi, rdx
@@ -4710,8 +4907,8 @@ asmgen_ghash_update_vpclmul_avx512:
 	jz          near .asmgen_ghash_update_vpclmul_avx512_one
 	cmp         rcx, 16
 	jb          near .asmgen_ghash_update_vpclmul_avx512_rest
-	vshufi64x2  zmm15, zmm15, zmm15, 0x00
-	; Keys H^1..H^32: four powers per register, highest first, and their half-sums.
+	vbroadcasti32x4 zmm15, oword [rel const_byte_reverse]
+	; Keys H^1..H^16: four powers per register, highest first; the half-sums of those and of H^33..H^48.
 	vmovdqu64   zmm16, zword [rsi + 1216]
 	vmovdqu64   zmm24, zword [rsi + 1728]
 	vmovdqu64   zmm17, zword [rsi + 1152]
@@ -4720,6 +4917,9 @@ asmgen_ghash_update_vpclmul_avx512:
 	vmovdqu64   zmm26, zword [rsi + 1600]
 	vmovdqu64   zmm19, zword [rsi + 1024]
 	vmovdqu64   zmm27, zword [rsi + 1536]
+	cmp         rcx, 32
+	jb          near .asmgen_ghash_update_vpclmul_avx512_batch16
+	; Keys H^17..H^32: four powers per register, highest first; the half-sums of those and of H^49..H^64.
 	vmovdqu64   zmm20, zword [rsi + 960]
 	vmovdqu64   zmm28, zword [rsi + 1472]
 	vmovdqu64   zmm21, zword [rsi + 896]
@@ -4728,197 +4928,786 @@ asmgen_ghash_update_vpclmul_avx512:
 	vmovdqu64   zmm30, zword [rsi + 1344]
 	vmovdqu64   zmm23, zword [rsi + 768]
 	vmovdqu64   zmm31, zword [rsi + 1280]
+	cmp         rcx, 64
+	jb          near .asmgen_ghash_update_vpclmul_avx512_batch32
+	; The first batch: its sums in set A, reduced by the next batch or after the loop.
+	; blocks 4..7 times H^60..H^57
+	vmovdqu64   zmm4, zword [rdx + 64]
+	vpxorq      zmm6, zmm4, zword [rdx + 72]
+	vpshufb     zmm6, zmm6, zmm15
+	vpshufb     zmm4, zmm4, zmm15
+	vmovdqu64   zmm14, zword [rsi + 320]
+	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm30, 0x01
+	; blocks 8..11 times H^56..H^53
+	vmovdqu64   zmm10, zword [rdx + 128]
+	vpxorq      zmm11, zmm10, zword [rdx + 136]
+	vpshufb     zmm11, zmm11, zmm15
+	vpshufb     zmm10, zmm10, zmm15
+	vmovdqu64   zmm14, zword [rsi + 384]
+	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm29, 0x01
+	vpxorq      zmm1, zmm5, zmm12
+	vpxorq      zmm2, zmm4, zmm10
+	vpxorq      zmm3, zmm6, zmm11
+	; blocks 12..15 times H^52..H^49
+	vmovdqu64   zmm4, zword [rdx + 192]
+	vpxorq      zmm6, zmm4, zword [rdx + 200]
+	vpshufb     zmm6, zmm6, zmm15
+	vpshufb     zmm4, zmm4, zmm15
+	vmovdqu64   zmm14, zword [rsi + 448]
+	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm28, 0x01
+	; blocks 16..19 times H^48..H^45
+	vmovdqu64   zmm10, zword [rdx + 256]
+	vpxorq      zmm11, zmm10, zword [rdx + 264]
+	vpshufb     zmm11, zmm11, zmm15
+	vpshufb     zmm10, zmm10, zmm15
+	vmovdqu64   zmm14, zword [rsi + 512]
+	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm27, 0x01
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
+	; blocks 20..23 times H^44..H^41
+	vmovdqu64   zmm4, zword [rdx + 320]
+	vpxorq      zmm6, zmm4, zword [rdx + 328]
+	vpshufb     zmm6, zmm6, zmm15
+	vpshufb     zmm4, zmm4, zmm15
+	vmovdqu64   zmm14, zword [rsi + 576]
+	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm26, 0x01
+	; blocks 24..27 times H^40..H^37
+	vmovdqu64   zmm10, zword [rdx + 384]
+	vpxorq      zmm11, zmm10, zword [rdx + 392]
+	vpshufb     zmm11, zmm11, zmm15
+	vpshufb     zmm10, zmm10, zmm15
+	vmovdqu64   zmm14, zword [rsi + 640]
+	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm25, 0x01
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
+	; blocks 28..31 times H^36..H^33
+	vmovdqu64   zmm4, zword [rdx + 448]
+	vpxorq      zmm6, zmm4, zword [rdx + 456]
+	vpshufb     zmm6, zmm6, zmm15
+	vpshufb     zmm4, zmm4, zmm15
+	vmovdqu64   zmm14, zword [rsi + 704]
+	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm24, 0x01
+	; blocks 32..35 times H^32..H^29
+	vmovdqu64   zmm10, zword [rdx + 512]
+	vpxorq      zmm11, zmm10, zword [rdx + 520]
+	vpshufb     zmm11, zmm11, zmm15
+	vpshufb     zmm10, zmm10, zmm15
+	vpclmulqdq  zmm12, zmm10, zmm23, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm23, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm31, 0x11
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
+	; blocks 36..39 times H^28..H^25
+	vmovdqu64   zmm4, zword [rdx + 576]
+	vpxorq      zmm6, zmm4, zword [rdx + 584]
+	vpshufb     zmm6, zmm6, zmm15
+	vpshufb     zmm4, zmm4, zmm15
+	vpclmulqdq  zmm5, zmm4, zmm22, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm22, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm30, 0x11
+	; blocks 40..43 times H^24..H^21
+	vmovdqu64   zmm10, zword [rdx + 640]
+	vpxorq      zmm11, zmm10, zword [rdx + 648]
+	vpshufb     zmm11, zmm11, zmm15
+	vpshufb     zmm10, zmm10, zmm15
+	vpclmulqdq  zmm12, zmm10, zmm21, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm21, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm29, 0x11
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
+	; blocks 44..47 times H^20..H^17
+	vmovdqu64   zmm4, zword [rdx + 704]
+	vpxorq      zmm6, zmm4, zword [rdx + 712]
+	vpshufb     zmm6, zmm6, zmm15
+	vpshufb     zmm4, zmm4, zmm15
+	vpclmulqdq  zmm5, zmm4, zmm20, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm20, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm28, 0x11
+	; blocks 48..51 times H^16..H^13
+	vmovdqu64   zmm10, zword [rdx + 768]
+	vpxorq      zmm11, zmm10, zword [rdx + 776]
+	vpshufb     zmm11, zmm11, zmm15
+	vpshufb     zmm10, zmm10, zmm15
+	vpclmulqdq  zmm12, zmm10, zmm19, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm19, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm27, 0x11
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
+	; blocks 52..55 times H^12..H^9
+	vmovdqu64   zmm4, zword [rdx + 832]
+	vpxorq      zmm6, zmm4, zword [rdx + 840]
+	vpshufb     zmm6, zmm6, zmm15
+	vpshufb     zmm4, zmm4, zmm15
+	vpclmulqdq  zmm5, zmm4, zmm18, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm18, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm26, 0x11
+	; blocks 56..59 times H^8..H^5
+	vmovdqu64   zmm10, zword [rdx + 896]
+	vpxorq      zmm11, zmm10, zword [rdx + 904]
+	vpshufb     zmm11, zmm11, zmm15
+	vpshufb     zmm10, zmm10, zmm15
+	vpclmulqdq  zmm12, zmm10, zmm17, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm17, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm25, 0x11
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
+	; blocks 60..63 times H^4..H^1
+	vmovdqu64   zmm4, zword [rdx + 960]
+	vpshufb     zmm4, zmm4, zmm15
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vpclmulqdq  zmm5, zmm4, zmm16, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm16, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm24, 0x10
+	; blocks 0..3 times H^64..H^61
+	vmovdqu64   zmm10, zword [rdx]
+	vpshufb     zmm10, zmm10, zmm15
+	vpxorq      zmm10, zmm10, zmm0
+	vpshufd     zmm11, zmm10, 0x4e
+	vpxorq      zmm11, zmm11, zmm10
+	vmovdqu64   zmm14, zword [rsi + 256]
+	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm31, 0x00
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
+	add         rdx, 1024
+	sub         rcx, 64
+	cmp         rcx, 64
+	jb          near .asmgen_ghash_update_vpclmul_avx512_reduce_a
+	align 16
+.asmgen_ghash_update_vpclmul_avx512_loop64:
+	; A batch into set B while set A is reduced into the state, then one into A while B is.
+	; blocks 4..7 times H^60..H^57
+	vmovdqu64   zmm4, zword [rdx + 64]
+	vpxorq      zmm6, zmm4, zword [rdx + 72]
+	vpshufb     zmm6, zmm6, zmm15
+	vpshufb     zmm4, zmm4, zmm15
+	vmovdqu64   zmm14, zword [rsi + 320]
+	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm30, 0x01
+	; blocks 8..11 times H^56..H^53
+	vmovdqu64   zmm10, zword [rdx + 128]
+	vpxorq      zmm11, zmm10, zword [rdx + 136]
+	vpshufb     zmm11, zmm11, zmm15
+	vpshufb     zmm10, zmm10, zmm15
+	vmovdqu64   zmm14, zword [rsi + 384]
+	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm29, 0x01
+	vpxorq      zmm7, zmm5, zmm12
+	vpxorq      zmm8, zmm4, zmm10
+	vpxorq      zmm9, zmm6, zmm11
+	; blocks 12..15 times H^52..H^49
+	vmovdqu64   zmm4, zword [rdx + 192]
+	vpxorq      zmm6, zmm4, zword [rdx + 200]
+	vpshufb     zmm6, zmm6, zmm15
+	vpshufb     zmm4, zmm4, zmm15
+	vmovdqu64   zmm14, zword [rsi + 448]
+	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm28, 0x01
+	; blocks 16..19 times H^48..H^45
+	vmovdqu64   zmm10, zword [rdx + 256]
+	vpxorq      zmm11, zmm10, zword [rdx + 264]
+	vpshufb     zmm11, zmm11, zmm15
+	vpshufb     zmm10, zmm10, zmm15
+	vmovdqu64   zmm14, zword [rsi + 512]
+	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm27, 0x01
+	vpternlogq  zmm7, zmm5, zmm12, 0x96
+	vpternlogq  zmm8, zmm4, zmm10, 0x96
+	vpternlogq  zmm9, zmm6, zmm11, 0x96
+	; Karatsuba's fix-up on every lane; the four lanes of each sum added; the reduction on xmm.
+	vpternlogq  zmm3, zmm1, zmm2, 0x96
+	vextracti64x4 ymm13, zmm1, 0x01
+	vpxor       ymm1, ymm1, ymm13
+	vextracti128 xmm13, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm13
+	vextracti64x4 ymm13, zmm2, 0x01
+	vpxor       ymm2, ymm2, ymm13
+	vextracti128 xmm13, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm13
+	vextracti64x4 ymm13, zmm3, 0x01
+	vpxor       ymm3, ymm3, ymm13
+	vextracti128 xmm13, ymm3, 0x01
+	vpxor       xmm3, xmm3, xmm13
+	vpslldq     xmm13, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm13
+	vpxor       xmm2, xmm2, xmm3
+	vpclmulqdq  xmm13, xmm1, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm13
+	vpclmulqdq  xmm13, xmm1, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm13
+	vpxor       xmm0, xmm1, xmm2
+	; blocks 0..3 times H^64..H^61
+	vmovdqu64   zmm4, zword [rdx]
+	vpshufb     zmm4, zmm4, zmm15
+	vpxorq      zmm4, zmm4, zmm0
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vmovdqu64   zmm14, zword [rsi + 256]
+	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm31, 0x00
+	; blocks 20..23 times H^44..H^41
+	vmovdqu64   zmm10, zword [rdx + 320]
+	vpxorq      zmm11, zmm10, zword [rdx + 328]
+	vpshufb     zmm11, zmm11, zmm15
+	vpshufb     zmm10, zmm10, zmm15
+	vmovdqu64   zmm14, zword [rsi + 576]
+	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm26, 0x01
+	vpternlogq  zmm7, zmm5, zmm12, 0x96
+	vpternlogq  zmm8, zmm4, zmm10, 0x96
+	vpternlogq  zmm9, zmm6, zmm11, 0x96
+	; blocks 24..27 times H^40..H^37
+	vmovdqu64   zmm4, zword [rdx + 384]
+	vpxorq      zmm6, zmm4, zword [rdx + 392]
+	vpshufb     zmm6, zmm6, zmm15
+	vpshufb     zmm4, zmm4, zmm15
+	vmovdqu64   zmm14, zword [rsi + 640]
+	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm25, 0x01
+	; blocks 28..31 times H^36..H^33
+	vmovdqu64   zmm10, zword [rdx + 448]
+	vpxorq      zmm11, zmm10, zword [rdx + 456]
+	vpshufb     zmm11, zmm11, zmm15
+	vpshufb     zmm10, zmm10, zmm15
+	vmovdqu64   zmm14, zword [rsi + 704]
+	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm24, 0x01
+	vpternlogq  zmm7, zmm5, zmm12, 0x96
+	vpternlogq  zmm8, zmm4, zmm10, 0x96
+	vpternlogq  zmm9, zmm6, zmm11, 0x96
+	; blocks 32..35 times H^32..H^29
+	vmovdqu64   zmm4, zword [rdx + 512]
+	vpxorq      zmm6, zmm4, zword [rdx + 520]
+	vpshufb     zmm6, zmm6, zmm15
+	vpshufb     zmm4, zmm4, zmm15
+	vpclmulqdq  zmm5, zmm4, zmm23, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm23, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm31, 0x11
+	; blocks 36..39 times H^28..H^25
+	vmovdqu64   zmm10, zword [rdx + 576]
+	vpxorq      zmm11, zmm10, zword [rdx + 584]
+	vpshufb     zmm11, zmm11, zmm15
+	vpshufb     zmm10, zmm10, zmm15
+	vpclmulqdq  zmm12, zmm10, zmm22, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm22, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm30, 0x11
+	vpternlogq  zmm7, zmm5, zmm12, 0x96
+	vpternlogq  zmm8, zmm4, zmm10, 0x96
+	vpternlogq  zmm9, zmm6, zmm11, 0x96
+	; blocks 40..43 times H^24..H^21
+	vmovdqu64   zmm4, zword [rdx + 640]
+	vpxorq      zmm6, zmm4, zword [rdx + 648]
+	vpshufb     zmm6, zmm6, zmm15
+	vpshufb     zmm4, zmm4, zmm15
+	vpclmulqdq  zmm5, zmm4, zmm21, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm21, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm29, 0x11
+	; blocks 44..47 times H^20..H^17
+	vmovdqu64   zmm10, zword [rdx + 704]
+	vpxorq      zmm11, zmm10, zword [rdx + 712]
+	vpshufb     zmm11, zmm11, zmm15
+	vpshufb     zmm10, zmm10, zmm15
+	vpclmulqdq  zmm12, zmm10, zmm20, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm20, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm28, 0x11
+	vpternlogq  zmm7, zmm5, zmm12, 0x96
+	vpternlogq  zmm8, zmm4, zmm10, 0x96
+	vpternlogq  zmm9, zmm6, zmm11, 0x96
+	; blocks 48..51 times H^16..H^13
+	vmovdqu64   zmm4, zword [rdx + 768]
+	vpxorq      zmm6, zmm4, zword [rdx + 776]
+	vpshufb     zmm6, zmm6, zmm15
+	vpshufb     zmm4, zmm4, zmm15
+	vpclmulqdq  zmm5, zmm4, zmm19, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm19, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm27, 0x11
+	; blocks 52..55 times H^12..H^9
+	vmovdqu64   zmm10, zword [rdx + 832]
+	vpxorq      zmm11, zmm10, zword [rdx + 840]
+	vpshufb     zmm11, zmm11, zmm15
+	vpshufb     zmm10, zmm10, zmm15
+	vpclmulqdq  zmm12, zmm10, zmm18, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm18, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm26, 0x11
+	vpternlogq  zmm7, zmm5, zmm12, 0x96
+	vpternlogq  zmm8, zmm4, zmm10, 0x96
+	vpternlogq  zmm9, zmm6, zmm11, 0x96
+	; blocks 56..59 times H^8..H^5
+	vmovdqu64   zmm4, zword [rdx + 896]
+	vpxorq      zmm6, zmm4, zword [rdx + 904]
+	vpshufb     zmm6, zmm6, zmm15
+	vpshufb     zmm4, zmm4, zmm15
+	vpclmulqdq  zmm5, zmm4, zmm17, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm17, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm25, 0x11
+	; blocks 60..63 times H^4..H^1
+	vmovdqu64   zmm10, zword [rdx + 960]
+	vpshufb     zmm10, zmm10, zmm15
+	vpshufd     zmm11, zmm10, 0x4e
+	vpxorq      zmm11, zmm11, zmm10
+	vpclmulqdq  zmm12, zmm10, zmm16, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm16, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm24, 0x10
+	vpternlogq  zmm7, zmm5, zmm12, 0x96
+	vpternlogq  zmm8, zmm4, zmm10, 0x96
+	vpternlogq  zmm9, zmm6, zmm11, 0x96
+	add         rdx, 1024
+	sub         rcx, 64
+	cmp         rcx, 64
+	jb          near .asmgen_ghash_update_vpclmul_avx512_reduce_b
+	; blocks 4..7 times H^60..H^57
+	vmovdqu64   zmm4, zword [rdx + 64]
+	vpxorq      zmm6, zmm4, zword [rdx + 72]
+	vpshufb     zmm6, zmm6, zmm15
+	vpshufb     zmm4, zmm4, zmm15
+	vmovdqu64   zmm14, zword [rsi + 320]
+	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm30, 0x01
+	; blocks 8..11 times H^56..H^53
+	vmovdqu64   zmm10, zword [rdx + 128]
+	vpxorq      zmm11, zmm10, zword [rdx + 136]
+	vpshufb     zmm11, zmm11, zmm15
+	vpshufb     zmm10, zmm10, zmm15
+	vmovdqu64   zmm14, zword [rsi + 384]
+	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm29, 0x01
+	vpxorq      zmm1, zmm5, zmm12
+	vpxorq      zmm2, zmm4, zmm10
+	vpxorq      zmm3, zmm6, zmm11
+	; blocks 12..15 times H^52..H^49
+	vmovdqu64   zmm4, zword [rdx + 192]
+	vpxorq      zmm6, zmm4, zword [rdx + 200]
+	vpshufb     zmm6, zmm6, zmm15
+	vpshufb     zmm4, zmm4, zmm15
+	vmovdqu64   zmm14, zword [rsi + 448]
+	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm28, 0x01
+	; blocks 16..19 times H^48..H^45
+	vmovdqu64   zmm10, zword [rdx + 256]
+	vpxorq      zmm11, zmm10, zword [rdx + 264]
+	vpshufb     zmm11, zmm11, zmm15
+	vpshufb     zmm10, zmm10, zmm15
+	vmovdqu64   zmm14, zword [rsi + 512]
+	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm27, 0x01
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
+	; Karatsuba's fix-up on every lane; the four lanes of each sum added; the reduction on xmm.
+	vpternlogq  zmm9, zmm7, zmm8, 0x96
+	vextracti64x4 ymm13, zmm7, 0x01
+	vpxor       ymm7, ymm7, ymm13
+	vextracti128 xmm13, ymm7, 0x01
+	vpxor       xmm7, xmm7, xmm13
+	vextracti64x4 ymm13, zmm8, 0x01
+	vpxor       ymm8, ymm8, ymm13
+	vextracti128 xmm13, ymm8, 0x01
+	vpxor       xmm8, xmm8, xmm13
+	vextracti64x4 ymm13, zmm9, 0x01
+	vpxor       ymm9, ymm9, ymm13
+	vextracti128 xmm13, ymm9, 0x01
+	vpxor       xmm9, xmm9, xmm13
+	vpslldq     xmm13, xmm9, 8
+	vpsrldq     xmm9, xmm9, 8
+	vpxor       xmm7, xmm7, xmm13
+	vpxor       xmm8, xmm8, xmm9
+	vpclmulqdq  xmm13, xmm7, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm7, xmm7, 0x4e
+	vpxor       xmm7, xmm7, xmm13
+	vpclmulqdq  xmm13, xmm7, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm7, xmm7, 0x4e
+	vpxor       xmm7, xmm7, xmm13
+	vpxor       xmm0, xmm7, xmm8
+	; blocks 0..3 times H^64..H^61
+	vmovdqu64   zmm4, zword [rdx]
+	vpshufb     zmm4, zmm4, zmm15
+	vpxorq      zmm4, zmm4, zmm0
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vmovdqu64   zmm14, zword [rsi + 256]
+	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm31, 0x00
+	; blocks 20..23 times H^44..H^41
+	vmovdqu64   zmm10, zword [rdx + 320]
+	vpxorq      zmm11, zmm10, zword [rdx + 328]
+	vpshufb     zmm11, zmm11, zmm15
+	vpshufb     zmm10, zmm10, zmm15
+	vmovdqu64   zmm14, zword [rsi + 576]
+	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm26, 0x01
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
+	; blocks 24..27 times H^40..H^37
+	vmovdqu64   zmm4, zword [rdx + 384]
+	vpxorq      zmm6, zmm4, zword [rdx + 392]
+	vpshufb     zmm6, zmm6, zmm15
+	vpshufb     zmm4, zmm4, zmm15
+	vmovdqu64   zmm14, zword [rsi + 640]
+	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm25, 0x01
+	; blocks 28..31 times H^36..H^33
+	vmovdqu64   zmm10, zword [rdx + 448]
+	vpxorq      zmm11, zmm10, zword [rdx + 456]
+	vpshufb     zmm11, zmm11, zmm15
+	vpshufb     zmm10, zmm10, zmm15
+	vmovdqu64   zmm14, zword [rsi + 704]
+	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm24, 0x01
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
+	; blocks 32..35 times H^32..H^29
+	vmovdqu64   zmm4, zword [rdx + 512]
+	vpxorq      zmm6, zmm4, zword [rdx + 520]
+	vpshufb     zmm6, zmm6, zmm15
+	vpshufb     zmm4, zmm4, zmm15
+	vpclmulqdq  zmm5, zmm4, zmm23, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm23, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm31, 0x11
+	; blocks 36..39 times H^28..H^25
+	vmovdqu64   zmm10, zword [rdx + 576]
+	vpxorq      zmm11, zmm10, zword [rdx + 584]
+	vpshufb     zmm11, zmm11, zmm15
+	vpshufb     zmm10, zmm10, zmm15
+	vpclmulqdq  zmm12, zmm10, zmm22, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm22, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm30, 0x11
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
+	; blocks 40..43 times H^24..H^21
+	vmovdqu64   zmm4, zword [rdx + 640]
+	vpxorq      zmm6, zmm4, zword [rdx + 648]
+	vpshufb     zmm6, zmm6, zmm15
+	vpshufb     zmm4, zmm4, zmm15
+	vpclmulqdq  zmm5, zmm4, zmm21, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm21, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm29, 0x11
+	; blocks 44..47 times H^20..H^17
+	vmovdqu64   zmm10, zword [rdx + 704]
+	vpxorq      zmm11, zmm10, zword [rdx + 712]
+	vpshufb     zmm11, zmm11, zmm15
+	vpshufb     zmm10, zmm10, zmm15
+	vpclmulqdq  zmm12, zmm10, zmm20, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm20, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm28, 0x11
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
+	; blocks 48..51 times H^16..H^13
+	vmovdqu64   zmm4, zword [rdx + 768]
+	vpxorq      zmm6, zmm4, zword [rdx + 776]
+	vpshufb     zmm6, zmm6, zmm15
+	vpshufb     zmm4, zmm4, zmm15
+	vpclmulqdq  zmm5, zmm4, zmm19, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm19, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm27, 0x11
+	; blocks 52..55 times H^12..H^9
+	vmovdqu64   zmm10, zword [rdx + 832]
+	vpxorq      zmm11, zmm10, zword [rdx + 840]
+	vpshufb     zmm11, zmm11, zmm15
+	vpshufb     zmm10, zmm10, zmm15
+	vpclmulqdq  zmm12, zmm10, zmm18, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm18, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm26, 0x11
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
+	; blocks 56..59 times H^8..H^5
+	vmovdqu64   zmm4, zword [rdx + 896]
+	vpxorq      zmm6, zmm4, zword [rdx + 904]
+	vpshufb     zmm6, zmm6, zmm15
+	vpshufb     zmm4, zmm4, zmm15
+	vpclmulqdq  zmm5, zmm4, zmm17, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm17, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm25, 0x11
+	; blocks 60..63 times H^4..H^1
+	vmovdqu64   zmm10, zword [rdx + 960]
+	vpshufb     zmm10, zmm10, zmm15
+	vpshufd     zmm11, zmm10, 0x4e
+	vpxorq      zmm11, zmm11, zmm10
+	vpclmulqdq  zmm12, zmm10, zmm16, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm16, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm24, 0x10
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
+	add         rdx, 1024
+	sub         rcx, 64
+	cmp         rcx, 64
+	jae         near .asmgen_ghash_update_vpclmul_avx512_loop64
+
+.asmgen_ghash_update_vpclmul_avx512_reduce_a:
+	; Karatsuba's fix-up on every lane; the four lanes of each sum added; the reduction on xmm.
+	vpternlogq  zmm3, zmm1, zmm2, 0x96
+	vextracti64x4 ymm13, zmm1, 0x01
+	vpxor       ymm1, ymm1, ymm13
+	vextracti128 xmm13, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm13
+	vextracti64x4 ymm13, zmm2, 0x01
+	vpxor       ymm2, ymm2, ymm13
+	vextracti128 xmm13, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm13
+	vextracti64x4 ymm13, zmm3, 0x01
+	vpxor       ymm3, ymm3, ymm13
+	vextracti128 xmm13, ymm3, 0x01
+	vpxor       xmm3, xmm3, xmm13
+	vpslldq     xmm13, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm13
+	vpxor       xmm2, xmm2, xmm3
+	vpclmulqdq  xmm13, xmm1, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm13
+	vpclmulqdq  xmm13, xmm1, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm13
+	vpxor       xmm0, xmm1, xmm2
+	jmp         near .asmgen_ghash_update_vpclmul_avx512_batch32
+.asmgen_ghash_update_vpclmul_avx512_reduce_b:
+	; Karatsuba's fix-up on every lane; the four lanes of each sum added; the reduction on xmm.
+	vpternlogq  zmm9, zmm7, zmm8, 0x96
+	vextracti64x4 ymm13, zmm7, 0x01
+	vpxor       ymm7, ymm7, ymm13
+	vextracti128 xmm13, ymm7, 0x01
+	vpxor       xmm7, xmm7, xmm13
+	vextracti64x4 ymm13, zmm8, 0x01
+	vpxor       ymm8, ymm8, ymm13
+	vextracti128 xmm13, ymm8, 0x01
+	vpxor       xmm8, xmm8, xmm13
+	vextracti64x4 ymm13, zmm9, 0x01
+	vpxor       ymm9, ymm9, ymm13
+	vextracti128 xmm13, ymm9, 0x01
+	vpxor       xmm9, xmm9, xmm13
+	vpslldq     xmm13, xmm9, 8
+	vpsrldq     xmm9, xmm9, 8
+	vpxor       xmm7, xmm7, xmm13
+	vpxor       xmm8, xmm8, xmm9
+	vpclmulqdq  xmm13, xmm7, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm7, xmm7, 0x4e
+	vpxor       xmm7, xmm7, xmm13
+	vpclmulqdq  xmm13, xmm7, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm7, xmm7, 0x4e
+	vpxor       xmm7, xmm7, xmm13
+	vpxor       xmm0, xmm7, xmm8
+
+.asmgen_ghash_update_vpclmul_avx512_batch32:
 	cmp         rcx, 32
 	jb          near .asmgen_ghash_update_vpclmul_avx512_batch16
-	align 16
-.asmgen_ghash_update_vpclmul_avx512_loop32:
 	; blocks 4..7 times H^28..H^25
 	vmovdqu64   zmm4, zword [rdx + 64]
+	vpxorq      zmm6, zmm4, zword [rdx + 72]
+	vpshufb     zmm6, zmm6, zmm15
 	vpshufb     zmm4, zmm4, zmm15
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
-	vpclmulqdq  zmm1, zmm4, zmm22, 0x00
-	vpclmulqdq  zmm2, zmm4, zmm22, 0x11
-	vpclmulqdq  zmm3, zmm6, zmm30, 0x10
+	vpclmulqdq  zmm5, zmm4, zmm22, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm22, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm30, 0x11
 	; blocks 8..11 times H^24..H^21
-	vmovdqu64   zmm4, zword [rdx + 128]
-	vpshufb     zmm4, zmm4, zmm15
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
-	vpclmulqdq  zmm5, zmm4, zmm21, 0x00
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm4, zmm21, 0x11
-	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm29, 0x10
-	vpxorq      zmm3, zmm3, zmm5
+	vmovdqu64   zmm10, zword [rdx + 128]
+	vpxorq      zmm11, zmm10, zword [rdx + 136]
+	vpshufb     zmm11, zmm11, zmm15
+	vpshufb     zmm10, zmm10, zmm15
+	vpclmulqdq  zmm12, zmm10, zmm21, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm21, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm29, 0x11
+	vpxorq      zmm1, zmm5, zmm12
+	vpxorq      zmm2, zmm4, zmm10
+	vpxorq      zmm3, zmm6, zmm11
 	; blocks 12..15 times H^20..H^17
 	vmovdqu64   zmm4, zword [rdx + 192]
+	vpxorq      zmm6, zmm4, zword [rdx + 200]
+	vpshufb     zmm6, zmm6, zmm15
 	vpshufb     zmm4, zmm4, zmm15
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm5, zmm4, zmm20, 0x00
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm4, zmm20, 0x11
-	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm28, 0x10
-	vpxorq      zmm3, zmm3, zmm5
+	vpclmulqdq  zmm4, zmm4, zmm20, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm28, 0x11
 	; blocks 16..19 times H^16..H^13
-	vmovdqu64   zmm4, zword [rdx + 256]
-	vpshufb     zmm4, zmm4, zmm15
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
-	vpclmulqdq  zmm5, zmm4, zmm19, 0x00
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm4, zmm19, 0x11
-	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm27, 0x10
-	vpxorq      zmm3, zmm3, zmm5
+	vmovdqu64   zmm10, zword [rdx + 256]
+	vpxorq      zmm11, zmm10, zword [rdx + 264]
+	vpshufb     zmm11, zmm11, zmm15
+	vpshufb     zmm10, zmm10, zmm15
+	vpclmulqdq  zmm12, zmm10, zmm19, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm19, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm27, 0x11
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
 	; blocks 20..23 times H^12..H^9
 	vmovdqu64   zmm4, zword [rdx + 320]
+	vpxorq      zmm6, zmm4, zword [rdx + 328]
+	vpshufb     zmm6, zmm6, zmm15
 	vpshufb     zmm4, zmm4, zmm15
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm5, zmm4, zmm18, 0x00
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm4, zmm18, 0x11
-	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm26, 0x10
-	vpxorq      zmm3, zmm3, zmm5
+	vpclmulqdq  zmm4, zmm4, zmm18, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm26, 0x11
 	; blocks 24..27 times H^8..H^5
-	vmovdqu64   zmm4, zword [rdx + 384]
-	vpshufb     zmm4, zmm4, zmm15
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
-	vpclmulqdq  zmm5, zmm4, zmm17, 0x00
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm4, zmm17, 0x11
-	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm25, 0x10
-	vpxorq      zmm3, zmm3, zmm5
+	vmovdqu64   zmm10, zword [rdx + 384]
+	vpxorq      zmm11, zmm10, zword [rdx + 392]
+	vpshufb     zmm11, zmm11, zmm15
+	vpshufb     zmm10, zmm10, zmm15
+	vpclmulqdq  zmm12, zmm10, zmm17, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm17, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm25, 0x11
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
 	; blocks 28..31 times H^4..H^1
 	vmovdqu64   zmm4, zword [rdx + 448]
 	vpshufb     zmm4, zmm4, zmm15
 	vpshufd     zmm6, zmm4, 0x4e
 	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm5, zmm4, zmm16, 0x00
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm4, zmm16, 0x11
-	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm24, 0x10
-	vpxorq      zmm3, zmm3, zmm5
+	vpclmulqdq  zmm4, zmm4, zmm16, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm24, 0x10
 	; blocks 0..3 times H^32..H^29
-	vmovdqu64   zmm4, zword [rdx]
-	vpshufb     zmm4, zmm4, zmm15
-	vpxorq      zmm4, zmm4, zmm0
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
-	vpclmulqdq  zmm5, zmm4, zmm23, 0x00
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm4, zmm23, 0x11
-	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm31, 0x10
-	vpxorq      zmm3, zmm3, zmm5
-	; The four lanes of each sum added; then Karatsuba and the reduction on xmm.
-	vextracti64x4 ymm5, zmm1, 0x01
-	vpxor       ymm1, ymm1, ymm5
-	vextracti128 xmm5, ymm1, 0x01
-	vpxor       xmm1, xmm1, xmm5
-	vextracti64x4 ymm5, zmm2, 0x01
-	vpxor       ymm2, ymm2, ymm5
-	vextracti128 xmm5, ymm2, 0x01
-	vpxor       xmm2, xmm2, xmm5
-	vextracti64x4 ymm5, zmm3, 0x01
-	vpxor       ymm3, ymm3, ymm5
-	vextracti128 xmm5, ymm3, 0x01
-	vpxor       xmm3, xmm3, xmm5
-	vpxor       xmm3, xmm3, xmm1
-	vpxor       xmm3, xmm3, xmm2
-	vpslldq     xmm5, xmm3, 8
+	vmovdqu64   zmm10, zword [rdx]
+	vpshufb     zmm10, zmm10, zmm15
+	vpxorq      zmm10, zmm10, zmm0
+	vpshufd     zmm11, zmm10, 0x4e
+	vpxorq      zmm11, zmm11, zmm10
+	vpclmulqdq  zmm12, zmm10, zmm23, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm23, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm31, 0x10
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
+	; Karatsuba's fix-up on every lane; the four lanes of each sum added; the reduction on xmm.
+	vpternlogq  zmm3, zmm1, zmm2, 0x96
+	vextracti64x4 ymm13, zmm1, 0x01
+	vpxor       ymm1, ymm1, ymm13
+	vextracti128 xmm13, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm13
+	vextracti64x4 ymm13, zmm2, 0x01
+	vpxor       ymm2, ymm2, ymm13
+	vextracti128 xmm13, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm13
+	vextracti64x4 ymm13, zmm3, 0x01
+	vpxor       ymm3, ymm3, ymm13
+	vextracti128 xmm13, ymm3, 0x01
+	vpxor       xmm3, xmm3, xmm13
+	vpslldq     xmm13, xmm3, 8
 	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm1, xmm1, xmm13
 	vpxor       xmm2, xmm2, xmm3
-	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly], 0x10
+	vpclmulqdq  xmm13, xmm1, oword [rel const_polyval_poly], 0x10
 	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly], 0x10
+	vpxor       xmm1, xmm1, xmm13
+	vpclmulqdq  xmm13, xmm1, oword [rel const_polyval_poly], 0x10
 	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm1, xmm1, xmm13
 	vpxor       xmm0, xmm1, xmm2
 	add         rdx, 512
 	sub         rcx, 32
-	cmp         rcx, 32
-	jae         near .asmgen_ghash_update_vpclmul_avx512_loop32
-	cmp         rcx, 16
-	jb          near .asmgen_ghash_update_vpclmul_avx512_rest
 
 .asmgen_ghash_update_vpclmul_avx512_batch16:
+	cmp         rcx, 16
+	jb          near .asmgen_ghash_update_vpclmul_avx512_rest
 	; blocks 4..7 times H^12..H^9
 	vmovdqu64   zmm4, zword [rdx + 64]
+	vpxorq      zmm6, zmm4, zword [rdx + 72]
+	vpshufb     zmm6, zmm6, zmm15
 	vpshufb     zmm4, zmm4, zmm15
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
-	vpclmulqdq  zmm1, zmm4, zmm18, 0x00
-	vpclmulqdq  zmm2, zmm4, zmm18, 0x11
-	vpclmulqdq  zmm3, zmm6, zmm26, 0x10
+	vpclmulqdq  zmm5, zmm4, zmm18, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm18, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm26, 0x11
 	; blocks 8..11 times H^8..H^5
-	vmovdqu64   zmm4, zword [rdx + 128]
-	vpshufb     zmm4, zmm4, zmm15
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
-	vpclmulqdq  zmm5, zmm4, zmm17, 0x00
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm4, zmm17, 0x11
-	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm25, 0x10
-	vpxorq      zmm3, zmm3, zmm5
+	vmovdqu64   zmm10, zword [rdx + 128]
+	vpxorq      zmm11, zmm10, zword [rdx + 136]
+	vpshufb     zmm11, zmm11, zmm15
+	vpshufb     zmm10, zmm10, zmm15
+	vpclmulqdq  zmm12, zmm10, zmm17, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm17, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm25, 0x11
+	vpxorq      zmm1, zmm5, zmm12
+	vpxorq      zmm2, zmm4, zmm10
+	vpxorq      zmm3, zmm6, zmm11
 	; blocks 12..15 times H^4..H^1
 	vmovdqu64   zmm4, zword [rdx + 192]
 	vpshufb     zmm4, zmm4, zmm15
 	vpshufd     zmm6, zmm4, 0x4e
 	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm5, zmm4, zmm16, 0x00
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm4, zmm16, 0x11
-	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm24, 0x10
-	vpxorq      zmm3, zmm3, zmm5
+	vpclmulqdq  zmm4, zmm4, zmm16, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm24, 0x10
 	; blocks 0..3 times H^16..H^13
-	vmovdqu64   zmm4, zword [rdx]
-	vpshufb     zmm4, zmm4, zmm15
-	vpxorq      zmm4, zmm4, zmm0
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
-	vpclmulqdq  zmm5, zmm4, zmm19, 0x00
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm4, zmm19, 0x11
-	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm27, 0x10
-	vpxorq      zmm3, zmm3, zmm5
-	; The four lanes of each sum added; then Karatsuba and the reduction on xmm.
-	vextracti64x4 ymm5, zmm1, 0x01
-	vpxor       ymm1, ymm1, ymm5
-	vextracti128 xmm5, ymm1, 0x01
-	vpxor       xmm1, xmm1, xmm5
-	vextracti64x4 ymm5, zmm2, 0x01
-	vpxor       ymm2, ymm2, ymm5
-	vextracti128 xmm5, ymm2, 0x01
-	vpxor       xmm2, xmm2, xmm5
-	vextracti64x4 ymm5, zmm3, 0x01
-	vpxor       ymm3, ymm3, ymm5
-	vextracti128 xmm5, ymm3, 0x01
-	vpxor       xmm3, xmm3, xmm5
-	vpxor       xmm3, xmm3, xmm1
-	vpxor       xmm3, xmm3, xmm2
-	vpslldq     xmm5, xmm3, 8
+	vmovdqu64   zmm10, zword [rdx]
+	vpshufb     zmm10, zmm10, zmm15
+	vpxorq      zmm10, zmm10, zmm0
+	vpshufd     zmm11, zmm10, 0x4e
+	vpxorq      zmm11, zmm11, zmm10
+	vpclmulqdq  zmm12, zmm10, zmm19, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm19, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm27, 0x10
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
+	; Karatsuba's fix-up on every lane; the four lanes of each sum added; the reduction on xmm.
+	vpternlogq  zmm3, zmm1, zmm2, 0x96
+	vextracti64x4 ymm13, zmm1, 0x01
+	vpxor       ymm1, ymm1, ymm13
+	vextracti128 xmm13, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm13
+	vextracti64x4 ymm13, zmm2, 0x01
+	vpxor       ymm2, ymm2, ymm13
+	vextracti128 xmm13, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm13
+	vextracti64x4 ymm13, zmm3, 0x01
+	vpxor       ymm3, ymm3, ymm13
+	vextracti128 xmm13, ymm3, 0x01
+	vpxor       xmm3, xmm3, xmm13
+	vpslldq     xmm13, xmm3, 8
 	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm1, xmm1, xmm13
 	vpxor       xmm2, xmm2, xmm3
-	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly], 0x10
+	vpclmulqdq  xmm13, xmm1, oword [rel const_polyval_poly], 0x10
 	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly], 0x10
+	vpxor       xmm1, xmm1, xmm13
+	vpclmulqdq  xmm13, xmm1, oword [rel const_polyval_poly], 0x10
 	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm1, xmm1, xmm13
 	vpxor       xmm0, xmm1, xmm2
 	add         rdx, 256
 	sub         rcx, 16
@@ -5103,8 +5892,14 @@ asmgen_ghash_update_vpclmul_avx512:
 	vmovdqa     xmm6, oword [rsp]
 	vmovdqa     xmm7, oword [rsp + 16]
 	vmovdqa     xmm8, oword [rsp + 32]
-	vmovdqa     xmm15, oword [rsp + 48]
-	add         rsp, 72
+	vmovdqa     xmm9, oword [rsp + 48]
+	vmovdqa     xmm10, oword [rsp + 64]
+	vmovdqa     xmm11, oword [rsp + 80]
+	vmovdqa     xmm12, oword [rsp + 96]
+	vmovdqa     xmm13, oword [rsp + 112]
+	vmovdqa     xmm14, oword [rsp + 128]
+	vmovdqa     xmm15, oword [rsp + 144]
+	add         rsp, 168
 	pop         rdi
 	pop         rsi
 	ret
@@ -5115,12 +5910,11 @@ asmgen_ghash_update_vpclmul_avx512:
 ; POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^64, the zmm set H^9..H^32), from h.
 ; table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
 ; Montgomery domain: H^i = H^(i-1) * H * x^-128).
-; Then the part of the ymm set's table extension this set reads: H^32..H^1 from table[768] (highest
-; first) and their half-sums in both 64-bit halves of the 16-byte lanes from table[1280] (the ymm set's
-; high halves; its low halves hold other powers' half-sums there). H^2 = H^1 squared; then groups of
-; four powers doubled by zmm products against the broadcast highest power (H^4, H^3 from H^2; H^5..H^8
-; from H^4; H^9..H^16 from H^8; H^17..H^32 from H^16): five dependent products.
-; table[256..768] (the ymm set's H^64..H^33) is left as it was: the table is not the ymm set's.
+; Then the ymm set's table extension: H^64..H^1 from table[256] (highest first) and their half-sums
+; packed two per 16-byte lane from table[1280] (H^64..H^33's in the low 64 bits, H^32..H^1's in the high).
+; H^2 = H^1 squared; then groups of four powers doubled by zmm products against the broadcast highest
+; power (H^4, H^3 from H^2; H^5..H^8 from H^4; H^9..H^16 from H^8; H^17..H^32 from H^16; H^33..H^64 from
+; H^32): six dependent products.
 ;
 ; void asmgen_polyval_init_vpclmul_avx512(uint8_t *table, const uint8_t *h);
 ; Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F, AVX512BW
@@ -5311,46 +6105,231 @@ asmgen_polyval_init_vpclmul_avx512:
 	vpshufd     zmm0, zmm0, 0x4e
 	vpxorq      zmm0, zmm0, zmm3
 	vpxorq      zmm23, zmm0, zmm1
-	; Stores: the base (H^1..H^8 and their half-sums, lowest first), each group's powers and half-sums.
-	vmovdqu64   zword [rdi + 1216], zmm16
+	; The base (H^1..H^8 and their half-sums, lowest first).
 	vpshufd     zmm3, zmm16, 0x4e
 	vpxorq      zmm3, zmm3, zmm16
-	vmovdqu64   zword [rdi + 1728], zmm3
 	vshufi64x2  zmm1, zmm16, zmm16, 0x1b
 	vmovdqu64   zword [rdi], zmm1
 	vshufi64x2  zmm1, zmm3, zmm3, 0x1b
 	vmovdqu64   zword [rdi + 128], zmm1
-	vmovdqu64   zword [rdi + 1152], zmm17
 	vpshufd     zmm3, zmm17, 0x4e
 	vpxorq      zmm3, zmm3, zmm17
-	vmovdqu64   zword [rdi + 1664], zmm3
 	vshufi64x2  zmm1, zmm17, zmm17, 0x1b
 	vmovdqu64   zword [rdi + 64], zmm1
 	vshufi64x2  zmm1, zmm3, zmm3, 0x1b
 	vmovdqu64   zword [rdi + 192], zmm1
+	vshufi64x2  zmm24, zmm23, zmm23, 0x00
+	vpshufd     zmm25, zmm24, 0x4e
+	vpxorq      zmm25, zmm25, zmm24
+	; H^33..H^64: the groups of H^1..H^32 times H^32 in every lane, each stored as it is made, with the
+	; group it came from; the half-sums of both packed (the higher group's in the low 64 bits of a lane).
+	vpshufd     zmm27, zmm16, 0x4e
+	vpxorq      zmm27, zmm27, zmm16
+	vpclmulqdq  zmm0, zmm16, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm16, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm4, zmm0, zmm1
+	vmovdqu64   zword [rdi + 1216], zmm16
+	vmovdqu64   zword [rdi + 704], zmm4
+	vpshufd     zmm3, zmm16, 0x4e
+	vpxorq      zmm3, zmm3, zmm16
+	vpshufd     zmm1, zmm4, 0x4e
+	vpxorq      zmm1, zmm1, zmm4
+	vpunpcklqdq zmm3, zmm1, zmm3
+	vmovdqu64   zword [rdi + 1728], zmm3
+	vpshufd     zmm27, zmm17, 0x4e
+	vpxorq      zmm27, zmm27, zmm17
+	vpclmulqdq  zmm0, zmm17, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm17, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm4, zmm0, zmm1
+	vmovdqu64   zword [rdi + 1152], zmm17
+	vmovdqu64   zword [rdi + 640], zmm4
+	vpshufd     zmm3, zmm17, 0x4e
+	vpxorq      zmm3, zmm3, zmm17
+	vpshufd     zmm1, zmm4, 0x4e
+	vpxorq      zmm1, zmm1, zmm4
+	vpunpcklqdq zmm3, zmm1, zmm3
+	vmovdqu64   zword [rdi + 1664], zmm3
+	vpshufd     zmm27, zmm18, 0x4e
+	vpxorq      zmm27, zmm27, zmm18
+	vpclmulqdq  zmm0, zmm18, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm18, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm4, zmm0, zmm1
 	vmovdqu64   zword [rdi + 1088], zmm18
+	vmovdqu64   zword [rdi + 576], zmm4
 	vpshufd     zmm3, zmm18, 0x4e
 	vpxorq      zmm3, zmm3, zmm18
+	vpshufd     zmm1, zmm4, 0x4e
+	vpxorq      zmm1, zmm1, zmm4
+	vpunpcklqdq zmm3, zmm1, zmm3
 	vmovdqu64   zword [rdi + 1600], zmm3
+	vpshufd     zmm27, zmm19, 0x4e
+	vpxorq      zmm27, zmm27, zmm19
+	vpclmulqdq  zmm0, zmm19, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm19, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm4, zmm0, zmm1
 	vmovdqu64   zword [rdi + 1024], zmm19
+	vmovdqu64   zword [rdi + 512], zmm4
 	vpshufd     zmm3, zmm19, 0x4e
 	vpxorq      zmm3, zmm3, zmm19
+	vpshufd     zmm1, zmm4, 0x4e
+	vpxorq      zmm1, zmm1, zmm4
+	vpunpcklqdq zmm3, zmm1, zmm3
 	vmovdqu64   zword [rdi + 1536], zmm3
+	vpshufd     zmm27, zmm20, 0x4e
+	vpxorq      zmm27, zmm27, zmm20
+	vpclmulqdq  zmm0, zmm20, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm20, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm4, zmm0, zmm1
 	vmovdqu64   zword [rdi + 960], zmm20
+	vmovdqu64   zword [rdi + 448], zmm4
 	vpshufd     zmm3, zmm20, 0x4e
 	vpxorq      zmm3, zmm3, zmm20
+	vpshufd     zmm1, zmm4, 0x4e
+	vpxorq      zmm1, zmm1, zmm4
+	vpunpcklqdq zmm3, zmm1, zmm3
 	vmovdqu64   zword [rdi + 1472], zmm3
+	vpshufd     zmm27, zmm21, 0x4e
+	vpxorq      zmm27, zmm27, zmm21
+	vpclmulqdq  zmm0, zmm21, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm21, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm4, zmm0, zmm1
 	vmovdqu64   zword [rdi + 896], zmm21
+	vmovdqu64   zword [rdi + 384], zmm4
 	vpshufd     zmm3, zmm21, 0x4e
 	vpxorq      zmm3, zmm3, zmm21
+	vpshufd     zmm1, zmm4, 0x4e
+	vpxorq      zmm1, zmm1, zmm4
+	vpunpcklqdq zmm3, zmm1, zmm3
 	vmovdqu64   zword [rdi + 1408], zmm3
+	vpshufd     zmm27, zmm22, 0x4e
+	vpxorq      zmm27, zmm27, zmm22
+	vpclmulqdq  zmm0, zmm22, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm22, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm4, zmm0, zmm1
 	vmovdqu64   zword [rdi + 832], zmm22
+	vmovdqu64   zword [rdi + 320], zmm4
 	vpshufd     zmm3, zmm22, 0x4e
 	vpxorq      zmm3, zmm3, zmm22
+	vpshufd     zmm1, zmm4, 0x4e
+	vpxorq      zmm1, zmm1, zmm4
+	vpunpcklqdq zmm3, zmm1, zmm3
 	vmovdqu64   zword [rdi + 1344], zmm3
+	vpshufd     zmm27, zmm23, 0x4e
+	vpxorq      zmm27, zmm27, zmm23
+	vpclmulqdq  zmm0, zmm23, zmm24, 0x00
+	vpclmulqdq  zmm1, zmm23, zmm24, 0x11
+	vpclmulqdq  zmm2, zmm27, zmm25, 0x00
+	vpxorq      zmm2, zmm2, zmm0
+	vpxorq      zmm2, zmm2, zmm1
+	vpslldq     zmm3, zmm2, 8
+	vpsrldq     zmm2, zmm2, 8
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm1, zmm1, zmm2
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpclmulqdq  zmm3, zmm0, zmm26, 0x10
+	vpshufd     zmm0, zmm0, 0x4e
+	vpxorq      zmm0, zmm0, zmm3
+	vpxorq      zmm4, zmm0, zmm1
 	vmovdqu64   zword [rdi + 768], zmm23
+	vmovdqu64   zword [rdi + 256], zmm4
 	vpshufd     zmm3, zmm23, 0x4e
 	vpxorq      zmm3, zmm3, zmm23
+	vpshufd     zmm1, zmm4, 0x4e
+	vpxorq      zmm1, zmm1, zmm4
+	vpunpcklqdq zmm3, zmm1, zmm3
 	vmovdqu64   zword [rdi + 1280], zmm3
 	vzeroupper
 	pop         rdi
@@ -5361,13 +6340,14 @@ asmgen_polyval_init_vpclmul_avx512:
 
 ; ----------------------------------------------------------------------------------------------------
 ; POLYVAL update (RFC 8452): state = (state ^ X) * H * x^-128 for each 16-byte block X of data.
-; 32 blocks per reduction on zmm (keys from the table's extension), four blocks per vpclmulqdq:
-; (S + X1)*H^32 + X2*H^31 + ... + X32*H^1, Karatsuba products, one reduction; then one batch of 16;
-; fewer than 16 blocks left: the ymm set's batch of 8 and tail.
+; 64 blocks per reduction on zmm (keys from the table's extension), four blocks per vpclmulqdq:
+; (S + X1)*H^64 + X2*H^63 + ... + X64*H^1, Karatsuba products, one reduction, done while the next
+; batch's products are summed in a second set of registers; then one batch each of 32 and 16; fewer
+; than 16 blocks left: the ymm set's batch of 8 and tail.
 ;
 ; void asmgen_polyval_update_vpclmul_avx512(uint8_t *state, const uint8_t *table, const uint8_t *data, size_t nblocks);
 ; Requires: PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, AVX512F
-; Saves: rsi, rdi, xmm6, xmm7, xmm8
+; Saves: rsi, rdi, xmm6, xmm7, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14
 ; ----------------------------------------------------------------------------------------------------
 	section .text$asmgen_polyval_update_vpclmul_avx512 code align=32
 	global asmgen_polyval_update_vpclmul_avx512
@@ -5378,14 +6358,26 @@ asmgen_polyval_update_vpclmul_avx512:
 .seh_0:			; .seh_pushreg rsi (an unwind code in .xdata)
 	push        rdi
 .seh_1:			; .seh_pushreg rdi (an unwind code in .xdata)
-	sub         rsp, 56
-.seh_2:			; .seh_stackalloc 56 (an unwind code in .xdata)
+	sub         rsp, 152
+.seh_2:			; .seh_stackalloc 152 (an unwind code in .xdata)
 	vmovdqa     oword [rsp], xmm6
 .seh_3:			; .seh_savexmm xmm6, 0 (an unwind code in .xdata)
 	vmovdqa     oword [rsp + 16], xmm7
 .seh_4:			; .seh_savexmm xmm7, 16 (an unwind code in .xdata)
 	vmovdqa     oword [rsp + 32], xmm8
 .seh_5:			; .seh_savexmm xmm8, 32 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 48], xmm9
+.seh_6:			; .seh_savexmm xmm9, 48 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 64], xmm10
+.seh_7:			; .seh_savexmm xmm10, 64 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 80], xmm11
+.seh_8:			; .seh_savexmm xmm11, 80 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 96], xmm12
+.seh_9:			; .seh_savexmm xmm12, 96 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 112], xmm13
+.seh_10:			; .seh_savexmm xmm13, 112 (an unwind code in .xdata)
+	vmovdqa     oword [rsp + 128], xmm14
+.seh_11:			; .seh_savexmm xmm14, 128 (an unwind code in .xdata)
 .seh_endprologue:
 	mov         rdi, rcx
 	mov         rsi, rdx
@@ -5396,7 +6388,7 @@ asmgen_polyval_update_vpclmul_avx512:
 	jz          near .asmgen_polyval_update_vpclmul_avx512_one
 	cmp         rcx, 16
 	jb          near .asmgen_polyval_update_vpclmul_avx512_rest
-	; Keys H^1..H^32: four powers per register, highest first, and their half-sums.
+	; Keys H^1..H^16: four powers per register, highest first; the half-sums of those and of H^33..H^48.
 	vmovdqu64   zmm16, zword [rsi + 1216]
 	vmovdqu64   zmm24, zword [rsi + 1728]
 	vmovdqu64   zmm17, zword [rsi + 1152]
@@ -5405,6 +6397,9 @@ asmgen_polyval_update_vpclmul_avx512:
 	vmovdqu64   zmm26, zword [rsi + 1600]
 	vmovdqu64   zmm19, zword [rsi + 1024]
 	vmovdqu64   zmm27, zword [rsi + 1536]
+	cmp         rcx, 32
+	jb          near .asmgen_polyval_update_vpclmul_avx512_batch16
+	; Keys H^17..H^32: four powers per register, highest first; the half-sums of those and of H^49..H^64.
 	vmovdqu64   zmm20, zword [rsi + 960]
 	vmovdqu64   zmm28, zword [rsi + 1472]
 	vmovdqu64   zmm21, zword [rsi + 896]
@@ -5413,185 +6408,676 @@ asmgen_polyval_update_vpclmul_avx512:
 	vmovdqu64   zmm30, zword [rsi + 1344]
 	vmovdqu64   zmm23, zword [rsi + 768]
 	vmovdqu64   zmm31, zword [rsi + 1280]
+	cmp         rcx, 64
+	jb          near .asmgen_polyval_update_vpclmul_avx512_batch32
+	; The first batch: its sums in set A, reduced by the next batch or after the loop.
+	; blocks 4..7 times H^60..H^57
+	vmovdqu64   zmm4, zword [rdx + 64]
+	vpxorq      zmm6, zmm4, zword [rdx + 72]
+	vmovdqu64   zmm14, zword [rsi + 320]
+	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm30, 0x00
+	; blocks 8..11 times H^56..H^53
+	vmovdqu64   zmm10, zword [rdx + 128]
+	vpxorq      zmm11, zmm10, zword [rdx + 136]
+	vmovdqu64   zmm14, zword [rsi + 384]
+	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm29, 0x00
+	vpxorq      zmm1, zmm5, zmm12
+	vpxorq      zmm2, zmm4, zmm10
+	vpxorq      zmm3, zmm6, zmm11
+	; blocks 12..15 times H^52..H^49
+	vmovdqu64   zmm4, zword [rdx + 192]
+	vpxorq      zmm6, zmm4, zword [rdx + 200]
+	vmovdqu64   zmm14, zword [rsi + 448]
+	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm28, 0x00
+	; blocks 16..19 times H^48..H^45
+	vmovdqu64   zmm10, zword [rdx + 256]
+	vpxorq      zmm11, zmm10, zword [rdx + 264]
+	vmovdqu64   zmm14, zword [rsi + 512]
+	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm27, 0x00
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
+	; blocks 20..23 times H^44..H^41
+	vmovdqu64   zmm4, zword [rdx + 320]
+	vpxorq      zmm6, zmm4, zword [rdx + 328]
+	vmovdqu64   zmm14, zword [rsi + 576]
+	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm26, 0x00
+	; blocks 24..27 times H^40..H^37
+	vmovdqu64   zmm10, zword [rdx + 384]
+	vpxorq      zmm11, zmm10, zword [rdx + 392]
+	vmovdqu64   zmm14, zword [rsi + 640]
+	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm25, 0x00
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
+	; blocks 28..31 times H^36..H^33
+	vmovdqu64   zmm4, zword [rdx + 448]
+	vpxorq      zmm6, zmm4, zword [rdx + 456]
+	vmovdqu64   zmm14, zword [rsi + 704]
+	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm24, 0x00
+	; blocks 32..35 times H^32..H^29
+	vmovdqu64   zmm10, zword [rdx + 512]
+	vpxorq      zmm11, zmm10, zword [rdx + 520]
+	vpclmulqdq  zmm12, zmm10, zmm23, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm23, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm31, 0x10
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
+	; blocks 36..39 times H^28..H^25
+	vmovdqu64   zmm4, zword [rdx + 576]
+	vpxorq      zmm6, zmm4, zword [rdx + 584]
+	vpclmulqdq  zmm5, zmm4, zmm22, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm22, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm30, 0x10
+	; blocks 40..43 times H^24..H^21
+	vmovdqu64   zmm10, zword [rdx + 640]
+	vpxorq      zmm11, zmm10, zword [rdx + 648]
+	vpclmulqdq  zmm12, zmm10, zmm21, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm21, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm29, 0x10
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
+	; blocks 44..47 times H^20..H^17
+	vmovdqu64   zmm4, zword [rdx + 704]
+	vpxorq      zmm6, zmm4, zword [rdx + 712]
+	vpclmulqdq  zmm5, zmm4, zmm20, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm20, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm28, 0x10
+	; blocks 48..51 times H^16..H^13
+	vmovdqu64   zmm10, zword [rdx + 768]
+	vpxorq      zmm11, zmm10, zword [rdx + 776]
+	vpclmulqdq  zmm12, zmm10, zmm19, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm19, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm27, 0x10
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
+	; blocks 52..55 times H^12..H^9
+	vmovdqu64   zmm4, zword [rdx + 832]
+	vpxorq      zmm6, zmm4, zword [rdx + 840]
+	vpclmulqdq  zmm5, zmm4, zmm18, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm18, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm26, 0x10
+	; blocks 56..59 times H^8..H^5
+	vmovdqu64   zmm10, zword [rdx + 896]
+	vpxorq      zmm11, zmm10, zword [rdx + 904]
+	vpclmulqdq  zmm12, zmm10, zmm17, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm17, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm25, 0x10
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
+	; blocks 60..63 times H^4..H^1
+	vmovdqu64   zmm4, zword [rdx + 960]
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vpclmulqdq  zmm5, zmm4, zmm16, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm16, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm24, 0x10
+	; blocks 0..3 times H^64..H^61
+	vmovdqu64   zmm10, zword [rdx]
+	vpxorq      zmm10, zmm10, zmm0
+	vpshufd     zmm11, zmm10, 0x4e
+	vpxorq      zmm11, zmm11, zmm10
+	vmovdqu64   zmm14, zword [rsi + 256]
+	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm31, 0x00
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
+	add         rdx, 1024
+	sub         rcx, 64
+	cmp         rcx, 64
+	jb          near .asmgen_polyval_update_vpclmul_avx512_reduce_a
+	align 16
+.asmgen_polyval_update_vpclmul_avx512_loop64:
+	; A batch into set B while set A is reduced into the state, then one into A while B is.
+	; blocks 4..7 times H^60..H^57
+	vmovdqu64   zmm4, zword [rdx + 64]
+	vpxorq      zmm6, zmm4, zword [rdx + 72]
+	vmovdqu64   zmm14, zword [rsi + 320]
+	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm30, 0x00
+	; blocks 8..11 times H^56..H^53
+	vmovdqu64   zmm10, zword [rdx + 128]
+	vpxorq      zmm11, zmm10, zword [rdx + 136]
+	vmovdqu64   zmm14, zword [rsi + 384]
+	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm29, 0x00
+	vpxorq      zmm7, zmm5, zmm12
+	vpxorq      zmm8, zmm4, zmm10
+	vpxorq      zmm9, zmm6, zmm11
+	; blocks 12..15 times H^52..H^49
+	vmovdqu64   zmm4, zword [rdx + 192]
+	vpxorq      zmm6, zmm4, zword [rdx + 200]
+	vmovdqu64   zmm14, zword [rsi + 448]
+	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm28, 0x00
+	; blocks 16..19 times H^48..H^45
+	vmovdqu64   zmm10, zword [rdx + 256]
+	vpxorq      zmm11, zmm10, zword [rdx + 264]
+	vmovdqu64   zmm14, zword [rsi + 512]
+	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm27, 0x00
+	vpternlogq  zmm7, zmm5, zmm12, 0x96
+	vpternlogq  zmm8, zmm4, zmm10, 0x96
+	vpternlogq  zmm9, zmm6, zmm11, 0x96
+	; Karatsuba's fix-up on every lane; the four lanes of each sum added; the reduction on xmm.
+	vpternlogq  zmm3, zmm1, zmm2, 0x96
+	vextracti64x4 ymm13, zmm1, 0x01
+	vpxor       ymm1, ymm1, ymm13
+	vextracti128 xmm13, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm13
+	vextracti64x4 ymm13, zmm2, 0x01
+	vpxor       ymm2, ymm2, ymm13
+	vextracti128 xmm13, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm13
+	vextracti64x4 ymm13, zmm3, 0x01
+	vpxor       ymm3, ymm3, ymm13
+	vextracti128 xmm13, ymm3, 0x01
+	vpxor       xmm3, xmm3, xmm13
+	vpslldq     xmm13, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm13
+	vpxor       xmm2, xmm2, xmm3
+	vpclmulqdq  xmm13, xmm1, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm13
+	vpclmulqdq  xmm13, xmm1, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm13
+	vpxor       xmm0, xmm1, xmm2
+	; blocks 0..3 times H^64..H^61
+	vmovdqu64   zmm4, zword [rdx]
+	vpxorq      zmm4, zmm4, zmm0
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vmovdqu64   zmm14, zword [rsi + 256]
+	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm31, 0x00
+	; blocks 20..23 times H^44..H^41
+	vmovdqu64   zmm10, zword [rdx + 320]
+	vpxorq      zmm11, zmm10, zword [rdx + 328]
+	vmovdqu64   zmm14, zword [rsi + 576]
+	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm26, 0x00
+	vpternlogq  zmm7, zmm5, zmm12, 0x96
+	vpternlogq  zmm8, zmm4, zmm10, 0x96
+	vpternlogq  zmm9, zmm6, zmm11, 0x96
+	; blocks 24..27 times H^40..H^37
+	vmovdqu64   zmm4, zword [rdx + 384]
+	vpxorq      zmm6, zmm4, zword [rdx + 392]
+	vmovdqu64   zmm14, zword [rsi + 640]
+	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm25, 0x00
+	; blocks 28..31 times H^36..H^33
+	vmovdqu64   zmm10, zword [rdx + 448]
+	vpxorq      zmm11, zmm10, zword [rdx + 456]
+	vmovdqu64   zmm14, zword [rsi + 704]
+	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm24, 0x00
+	vpternlogq  zmm7, zmm5, zmm12, 0x96
+	vpternlogq  zmm8, zmm4, zmm10, 0x96
+	vpternlogq  zmm9, zmm6, zmm11, 0x96
+	; blocks 32..35 times H^32..H^29
+	vmovdqu64   zmm4, zword [rdx + 512]
+	vpxorq      zmm6, zmm4, zword [rdx + 520]
+	vpclmulqdq  zmm5, zmm4, zmm23, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm23, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm31, 0x10
+	; blocks 36..39 times H^28..H^25
+	vmovdqu64   zmm10, zword [rdx + 576]
+	vpxorq      zmm11, zmm10, zword [rdx + 584]
+	vpclmulqdq  zmm12, zmm10, zmm22, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm22, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm30, 0x10
+	vpternlogq  zmm7, zmm5, zmm12, 0x96
+	vpternlogq  zmm8, zmm4, zmm10, 0x96
+	vpternlogq  zmm9, zmm6, zmm11, 0x96
+	; blocks 40..43 times H^24..H^21
+	vmovdqu64   zmm4, zword [rdx + 640]
+	vpxorq      zmm6, zmm4, zword [rdx + 648]
+	vpclmulqdq  zmm5, zmm4, zmm21, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm21, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm29, 0x10
+	; blocks 44..47 times H^20..H^17
+	vmovdqu64   zmm10, zword [rdx + 704]
+	vpxorq      zmm11, zmm10, zword [rdx + 712]
+	vpclmulqdq  zmm12, zmm10, zmm20, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm20, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm28, 0x10
+	vpternlogq  zmm7, zmm5, zmm12, 0x96
+	vpternlogq  zmm8, zmm4, zmm10, 0x96
+	vpternlogq  zmm9, zmm6, zmm11, 0x96
+	; blocks 48..51 times H^16..H^13
+	vmovdqu64   zmm4, zword [rdx + 768]
+	vpxorq      zmm6, zmm4, zword [rdx + 776]
+	vpclmulqdq  zmm5, zmm4, zmm19, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm19, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm27, 0x10
+	; blocks 52..55 times H^12..H^9
+	vmovdqu64   zmm10, zword [rdx + 832]
+	vpxorq      zmm11, zmm10, zword [rdx + 840]
+	vpclmulqdq  zmm12, zmm10, zmm18, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm18, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm26, 0x10
+	vpternlogq  zmm7, zmm5, zmm12, 0x96
+	vpternlogq  zmm8, zmm4, zmm10, 0x96
+	vpternlogq  zmm9, zmm6, zmm11, 0x96
+	; blocks 56..59 times H^8..H^5
+	vmovdqu64   zmm4, zword [rdx + 896]
+	vpxorq      zmm6, zmm4, zword [rdx + 904]
+	vpclmulqdq  zmm5, zmm4, zmm17, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm17, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm25, 0x10
+	; blocks 60..63 times H^4..H^1
+	vmovdqu64   zmm10, zword [rdx + 960]
+	vpshufd     zmm11, zmm10, 0x4e
+	vpxorq      zmm11, zmm11, zmm10
+	vpclmulqdq  zmm12, zmm10, zmm16, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm16, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm24, 0x10
+	vpternlogq  zmm7, zmm5, zmm12, 0x96
+	vpternlogq  zmm8, zmm4, zmm10, 0x96
+	vpternlogq  zmm9, zmm6, zmm11, 0x96
+	add         rdx, 1024
+	sub         rcx, 64
+	cmp         rcx, 64
+	jb          near .asmgen_polyval_update_vpclmul_avx512_reduce_b
+	; blocks 4..7 times H^60..H^57
+	vmovdqu64   zmm4, zword [rdx + 64]
+	vpxorq      zmm6, zmm4, zword [rdx + 72]
+	vmovdqu64   zmm14, zword [rsi + 320]
+	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm30, 0x00
+	; blocks 8..11 times H^56..H^53
+	vmovdqu64   zmm10, zword [rdx + 128]
+	vpxorq      zmm11, zmm10, zword [rdx + 136]
+	vmovdqu64   zmm14, zword [rsi + 384]
+	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm29, 0x00
+	vpxorq      zmm1, zmm5, zmm12
+	vpxorq      zmm2, zmm4, zmm10
+	vpxorq      zmm3, zmm6, zmm11
+	; blocks 12..15 times H^52..H^49
+	vmovdqu64   zmm4, zword [rdx + 192]
+	vpxorq      zmm6, zmm4, zword [rdx + 200]
+	vmovdqu64   zmm14, zword [rsi + 448]
+	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm28, 0x00
+	; blocks 16..19 times H^48..H^45
+	vmovdqu64   zmm10, zword [rdx + 256]
+	vpxorq      zmm11, zmm10, zword [rdx + 264]
+	vmovdqu64   zmm14, zword [rsi + 512]
+	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm27, 0x00
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
+	; Karatsuba's fix-up on every lane; the four lanes of each sum added; the reduction on xmm.
+	vpternlogq  zmm9, zmm7, zmm8, 0x96
+	vextracti64x4 ymm13, zmm7, 0x01
+	vpxor       ymm7, ymm7, ymm13
+	vextracti128 xmm13, ymm7, 0x01
+	vpxor       xmm7, xmm7, xmm13
+	vextracti64x4 ymm13, zmm8, 0x01
+	vpxor       ymm8, ymm8, ymm13
+	vextracti128 xmm13, ymm8, 0x01
+	vpxor       xmm8, xmm8, xmm13
+	vextracti64x4 ymm13, zmm9, 0x01
+	vpxor       ymm9, ymm9, ymm13
+	vextracti128 xmm13, ymm9, 0x01
+	vpxor       xmm9, xmm9, xmm13
+	vpslldq     xmm13, xmm9, 8
+	vpsrldq     xmm9, xmm9, 8
+	vpxor       xmm7, xmm7, xmm13
+	vpxor       xmm8, xmm8, xmm9
+	vpclmulqdq  xmm13, xmm7, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm7, xmm7, 0x4e
+	vpxor       xmm7, xmm7, xmm13
+	vpclmulqdq  xmm13, xmm7, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm7, xmm7, 0x4e
+	vpxor       xmm7, xmm7, xmm13
+	vpxor       xmm0, xmm7, xmm8
+	; blocks 0..3 times H^64..H^61
+	vmovdqu64   zmm4, zword [rdx]
+	vpxorq      zmm4, zmm4, zmm0
+	vpshufd     zmm6, zmm4, 0x4e
+	vpxorq      zmm6, zmm6, zmm4
+	vmovdqu64   zmm14, zword [rsi + 256]
+	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm31, 0x00
+	; blocks 20..23 times H^44..H^41
+	vmovdqu64   zmm10, zword [rdx + 320]
+	vpxorq      zmm11, zmm10, zword [rdx + 328]
+	vmovdqu64   zmm14, zword [rsi + 576]
+	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm26, 0x00
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
+	; blocks 24..27 times H^40..H^37
+	vmovdqu64   zmm4, zword [rdx + 384]
+	vpxorq      zmm6, zmm4, zword [rdx + 392]
+	vmovdqu64   zmm14, zword [rsi + 640]
+	vpclmulqdq  zmm5, zmm4, zmm14, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm14, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm25, 0x00
+	; blocks 28..31 times H^36..H^33
+	vmovdqu64   zmm10, zword [rdx + 448]
+	vpxorq      zmm11, zmm10, zword [rdx + 456]
+	vmovdqu64   zmm14, zword [rsi + 704]
+	vpclmulqdq  zmm12, zmm10, zmm14, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm14, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm24, 0x00
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
+	; blocks 32..35 times H^32..H^29
+	vmovdqu64   zmm4, zword [rdx + 512]
+	vpxorq      zmm6, zmm4, zword [rdx + 520]
+	vpclmulqdq  zmm5, zmm4, zmm23, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm23, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm31, 0x10
+	; blocks 36..39 times H^28..H^25
+	vmovdqu64   zmm10, zword [rdx + 576]
+	vpxorq      zmm11, zmm10, zword [rdx + 584]
+	vpclmulqdq  zmm12, zmm10, zmm22, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm22, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm30, 0x10
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
+	; blocks 40..43 times H^24..H^21
+	vmovdqu64   zmm4, zword [rdx + 640]
+	vpxorq      zmm6, zmm4, zword [rdx + 648]
+	vpclmulqdq  zmm5, zmm4, zmm21, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm21, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm29, 0x10
+	; blocks 44..47 times H^20..H^17
+	vmovdqu64   zmm10, zword [rdx + 704]
+	vpxorq      zmm11, zmm10, zword [rdx + 712]
+	vpclmulqdq  zmm12, zmm10, zmm20, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm20, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm28, 0x10
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
+	; blocks 48..51 times H^16..H^13
+	vmovdqu64   zmm4, zword [rdx + 768]
+	vpxorq      zmm6, zmm4, zword [rdx + 776]
+	vpclmulqdq  zmm5, zmm4, zmm19, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm19, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm27, 0x10
+	; blocks 52..55 times H^12..H^9
+	vmovdqu64   zmm10, zword [rdx + 832]
+	vpxorq      zmm11, zmm10, zword [rdx + 840]
+	vpclmulqdq  zmm12, zmm10, zmm18, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm18, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm26, 0x10
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
+	; blocks 56..59 times H^8..H^5
+	vmovdqu64   zmm4, zword [rdx + 896]
+	vpxorq      zmm6, zmm4, zword [rdx + 904]
+	vpclmulqdq  zmm5, zmm4, zmm17, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm17, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm25, 0x10
+	; blocks 60..63 times H^4..H^1
+	vmovdqu64   zmm10, zword [rdx + 960]
+	vpshufd     zmm11, zmm10, 0x4e
+	vpxorq      zmm11, zmm11, zmm10
+	vpclmulqdq  zmm12, zmm10, zmm16, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm16, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm24, 0x10
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
+	add         rdx, 1024
+	sub         rcx, 64
+	cmp         rcx, 64
+	jae         near .asmgen_polyval_update_vpclmul_avx512_loop64
+
+.asmgen_polyval_update_vpclmul_avx512_reduce_a:
+	; Karatsuba's fix-up on every lane; the four lanes of each sum added; the reduction on xmm.
+	vpternlogq  zmm3, zmm1, zmm2, 0x96
+	vextracti64x4 ymm13, zmm1, 0x01
+	vpxor       ymm1, ymm1, ymm13
+	vextracti128 xmm13, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm13
+	vextracti64x4 ymm13, zmm2, 0x01
+	vpxor       ymm2, ymm2, ymm13
+	vextracti128 xmm13, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm13
+	vextracti64x4 ymm13, zmm3, 0x01
+	vpxor       ymm3, ymm3, ymm13
+	vextracti128 xmm13, ymm3, 0x01
+	vpxor       xmm3, xmm3, xmm13
+	vpslldq     xmm13, xmm3, 8
+	vpsrldq     xmm3, xmm3, 8
+	vpxor       xmm1, xmm1, xmm13
+	vpxor       xmm2, xmm2, xmm3
+	vpclmulqdq  xmm13, xmm1, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm13
+	vpclmulqdq  xmm13, xmm1, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm1, xmm1, 0x4e
+	vpxor       xmm1, xmm1, xmm13
+	vpxor       xmm0, xmm1, xmm2
+	jmp         near .asmgen_polyval_update_vpclmul_avx512_batch32
+.asmgen_polyval_update_vpclmul_avx512_reduce_b:
+	; Karatsuba's fix-up on every lane; the four lanes of each sum added; the reduction on xmm.
+	vpternlogq  zmm9, zmm7, zmm8, 0x96
+	vextracti64x4 ymm13, zmm7, 0x01
+	vpxor       ymm7, ymm7, ymm13
+	vextracti128 xmm13, ymm7, 0x01
+	vpxor       xmm7, xmm7, xmm13
+	vextracti64x4 ymm13, zmm8, 0x01
+	vpxor       ymm8, ymm8, ymm13
+	vextracti128 xmm13, ymm8, 0x01
+	vpxor       xmm8, xmm8, xmm13
+	vextracti64x4 ymm13, zmm9, 0x01
+	vpxor       ymm9, ymm9, ymm13
+	vextracti128 xmm13, ymm9, 0x01
+	vpxor       xmm9, xmm9, xmm13
+	vpslldq     xmm13, xmm9, 8
+	vpsrldq     xmm9, xmm9, 8
+	vpxor       xmm7, xmm7, xmm13
+	vpxor       xmm8, xmm8, xmm9
+	vpclmulqdq  xmm13, xmm7, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm7, xmm7, 0x4e
+	vpxor       xmm7, xmm7, xmm13
+	vpclmulqdq  xmm13, xmm7, oword [rel const_polyval_poly], 0x10
+	vpshufd     xmm7, xmm7, 0x4e
+	vpxor       xmm7, xmm7, xmm13
+	vpxor       xmm0, xmm7, xmm8
+
+.asmgen_polyval_update_vpclmul_avx512_batch32:
 	cmp         rcx, 32
 	jb          near .asmgen_polyval_update_vpclmul_avx512_batch16
-	align 16
-.asmgen_polyval_update_vpclmul_avx512_loop32:
 	; blocks 4..7 times H^28..H^25
 	vmovdqu64   zmm4, zword [rdx + 64]
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
-	vpclmulqdq  zmm1, zmm4, zmm22, 0x00
-	vpclmulqdq  zmm2, zmm4, zmm22, 0x11
-	vpclmulqdq  zmm3, zmm6, zmm30, 0x10
+	vpxorq      zmm6, zmm4, zword [rdx + 72]
+	vpclmulqdq  zmm5, zmm4, zmm22, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm22, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm30, 0x10
 	; blocks 8..11 times H^24..H^21
-	vmovdqu64   zmm4, zword [rdx + 128]
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
-	vpclmulqdq  zmm5, zmm4, zmm21, 0x00
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm4, zmm21, 0x11
-	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm29, 0x10
-	vpxorq      zmm3, zmm3, zmm5
+	vmovdqu64   zmm10, zword [rdx + 128]
+	vpxorq      zmm11, zmm10, zword [rdx + 136]
+	vpclmulqdq  zmm12, zmm10, zmm21, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm21, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm29, 0x10
+	vpxorq      zmm1, zmm5, zmm12
+	vpxorq      zmm2, zmm4, zmm10
+	vpxorq      zmm3, zmm6, zmm11
 	; blocks 12..15 times H^20..H^17
 	vmovdqu64   zmm4, zword [rdx + 192]
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
+	vpxorq      zmm6, zmm4, zword [rdx + 200]
 	vpclmulqdq  zmm5, zmm4, zmm20, 0x00
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm4, zmm20, 0x11
-	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm28, 0x10
-	vpxorq      zmm3, zmm3, zmm5
+	vpclmulqdq  zmm4, zmm4, zmm20, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm28, 0x10
 	; blocks 16..19 times H^16..H^13
-	vmovdqu64   zmm4, zword [rdx + 256]
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
-	vpclmulqdq  zmm5, zmm4, zmm19, 0x00
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm4, zmm19, 0x11
-	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm27, 0x10
-	vpxorq      zmm3, zmm3, zmm5
+	vmovdqu64   zmm10, zword [rdx + 256]
+	vpxorq      zmm11, zmm10, zword [rdx + 264]
+	vpclmulqdq  zmm12, zmm10, zmm19, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm19, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm27, 0x10
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
 	; blocks 20..23 times H^12..H^9
 	vmovdqu64   zmm4, zword [rdx + 320]
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
+	vpxorq      zmm6, zmm4, zword [rdx + 328]
 	vpclmulqdq  zmm5, zmm4, zmm18, 0x00
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm4, zmm18, 0x11
-	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm26, 0x10
-	vpxorq      zmm3, zmm3, zmm5
+	vpclmulqdq  zmm4, zmm4, zmm18, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm26, 0x10
 	; blocks 24..27 times H^8..H^5
-	vmovdqu64   zmm4, zword [rdx + 384]
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
-	vpclmulqdq  zmm5, zmm4, zmm17, 0x00
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm4, zmm17, 0x11
-	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm25, 0x10
-	vpxorq      zmm3, zmm3, zmm5
+	vmovdqu64   zmm10, zword [rdx + 384]
+	vpxorq      zmm11, zmm10, zword [rdx + 392]
+	vpclmulqdq  zmm12, zmm10, zmm17, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm17, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm25, 0x10
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
 	; blocks 28..31 times H^4..H^1
 	vmovdqu64   zmm4, zword [rdx + 448]
 	vpshufd     zmm6, zmm4, 0x4e
 	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm5, zmm4, zmm16, 0x00
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm4, zmm16, 0x11
-	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm24, 0x10
-	vpxorq      zmm3, zmm3, zmm5
+	vpclmulqdq  zmm4, zmm4, zmm16, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm24, 0x10
 	; blocks 0..3 times H^32..H^29
-	vmovdqu64   zmm4, zword [rdx]
-	vpxorq      zmm4, zmm4, zmm0
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
-	vpclmulqdq  zmm5, zmm4, zmm23, 0x00
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm4, zmm23, 0x11
-	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm31, 0x10
-	vpxorq      zmm3, zmm3, zmm5
-	; The four lanes of each sum added; then Karatsuba and the reduction on xmm.
-	vextracti64x4 ymm5, zmm1, 0x01
-	vpxor       ymm1, ymm1, ymm5
-	vextracti128 xmm5, ymm1, 0x01
-	vpxor       xmm1, xmm1, xmm5
-	vextracti64x4 ymm5, zmm2, 0x01
-	vpxor       ymm2, ymm2, ymm5
-	vextracti128 xmm5, ymm2, 0x01
-	vpxor       xmm2, xmm2, xmm5
-	vextracti64x4 ymm5, zmm3, 0x01
-	vpxor       ymm3, ymm3, ymm5
-	vextracti128 xmm5, ymm3, 0x01
-	vpxor       xmm3, xmm3, xmm5
-	vpxor       xmm3, xmm3, xmm1
-	vpxor       xmm3, xmm3, xmm2
-	vpslldq     xmm5, xmm3, 8
+	vmovdqu64   zmm10, zword [rdx]
+	vpxorq      zmm10, zmm10, zmm0
+	vpshufd     zmm11, zmm10, 0x4e
+	vpxorq      zmm11, zmm11, zmm10
+	vpclmulqdq  zmm12, zmm10, zmm23, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm23, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm31, 0x10
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
+	; Karatsuba's fix-up on every lane; the four lanes of each sum added; the reduction on xmm.
+	vpternlogq  zmm3, zmm1, zmm2, 0x96
+	vextracti64x4 ymm13, zmm1, 0x01
+	vpxor       ymm1, ymm1, ymm13
+	vextracti128 xmm13, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm13
+	vextracti64x4 ymm13, zmm2, 0x01
+	vpxor       ymm2, ymm2, ymm13
+	vextracti128 xmm13, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm13
+	vextracti64x4 ymm13, zmm3, 0x01
+	vpxor       ymm3, ymm3, ymm13
+	vextracti128 xmm13, ymm3, 0x01
+	vpxor       xmm3, xmm3, xmm13
+	vpslldq     xmm13, xmm3, 8
 	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm1, xmm1, xmm13
 	vpxor       xmm2, xmm2, xmm3
-	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly], 0x10
+	vpclmulqdq  xmm13, xmm1, oword [rel const_polyval_poly], 0x10
 	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly], 0x10
+	vpxor       xmm1, xmm1, xmm13
+	vpclmulqdq  xmm13, xmm1, oword [rel const_polyval_poly], 0x10
 	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm1, xmm1, xmm13
 	vpxor       xmm0, xmm1, xmm2
 	add         rdx, 512
 	sub         rcx, 32
-	cmp         rcx, 32
-	jae         near .asmgen_polyval_update_vpclmul_avx512_loop32
-	cmp         rcx, 16
-	jb          near .asmgen_polyval_update_vpclmul_avx512_rest
 
 .asmgen_polyval_update_vpclmul_avx512_batch16:
+	cmp         rcx, 16
+	jb          near .asmgen_polyval_update_vpclmul_avx512_rest
 	; blocks 4..7 times H^12..H^9
 	vmovdqu64   zmm4, zword [rdx + 64]
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
-	vpclmulqdq  zmm1, zmm4, zmm18, 0x00
-	vpclmulqdq  zmm2, zmm4, zmm18, 0x11
-	vpclmulqdq  zmm3, zmm6, zmm26, 0x10
+	vpxorq      zmm6, zmm4, zword [rdx + 72]
+	vpclmulqdq  zmm5, zmm4, zmm18, 0x00
+	vpclmulqdq  zmm4, zmm4, zmm18, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm26, 0x10
 	; blocks 8..11 times H^8..H^5
-	vmovdqu64   zmm4, zword [rdx + 128]
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
-	vpclmulqdq  zmm5, zmm4, zmm17, 0x00
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm4, zmm17, 0x11
-	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm25, 0x10
-	vpxorq      zmm3, zmm3, zmm5
+	vmovdqu64   zmm10, zword [rdx + 128]
+	vpxorq      zmm11, zmm10, zword [rdx + 136]
+	vpclmulqdq  zmm12, zmm10, zmm17, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm17, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm25, 0x10
+	vpxorq      zmm1, zmm5, zmm12
+	vpxorq      zmm2, zmm4, zmm10
+	vpxorq      zmm3, zmm6, zmm11
 	; blocks 12..15 times H^4..H^1
 	vmovdqu64   zmm4, zword [rdx + 192]
 	vpshufd     zmm6, zmm4, 0x4e
 	vpxorq      zmm6, zmm6, zmm4
 	vpclmulqdq  zmm5, zmm4, zmm16, 0x00
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm4, zmm16, 0x11
-	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm24, 0x10
-	vpxorq      zmm3, zmm3, zmm5
+	vpclmulqdq  zmm4, zmm4, zmm16, 0x11
+	vpclmulqdq  zmm6, zmm6, zmm24, 0x10
 	; blocks 0..3 times H^16..H^13
-	vmovdqu64   zmm4, zword [rdx]
-	vpxorq      zmm4, zmm4, zmm0
-	vpshufd     zmm6, zmm4, 0x4e
-	vpxorq      zmm6, zmm6, zmm4
-	vpclmulqdq  zmm5, zmm4, zmm19, 0x00
-	vpxorq      zmm1, zmm1, zmm5
-	vpclmulqdq  zmm5, zmm4, zmm19, 0x11
-	vpxorq      zmm2, zmm2, zmm5
-	vpclmulqdq  zmm5, zmm6, zmm27, 0x10
-	vpxorq      zmm3, zmm3, zmm5
-	; The four lanes of each sum added; then Karatsuba and the reduction on xmm.
-	vextracti64x4 ymm5, zmm1, 0x01
-	vpxor       ymm1, ymm1, ymm5
-	vextracti128 xmm5, ymm1, 0x01
-	vpxor       xmm1, xmm1, xmm5
-	vextracti64x4 ymm5, zmm2, 0x01
-	vpxor       ymm2, ymm2, ymm5
-	vextracti128 xmm5, ymm2, 0x01
-	vpxor       xmm2, xmm2, xmm5
-	vextracti64x4 ymm5, zmm3, 0x01
-	vpxor       ymm3, ymm3, ymm5
-	vextracti128 xmm5, ymm3, 0x01
-	vpxor       xmm3, xmm3, xmm5
-	vpxor       xmm3, xmm3, xmm1
-	vpxor       xmm3, xmm3, xmm2
-	vpslldq     xmm5, xmm3, 8
+	vmovdqu64   zmm10, zword [rdx]
+	vpxorq      zmm10, zmm10, zmm0
+	vpshufd     zmm11, zmm10, 0x4e
+	vpxorq      zmm11, zmm11, zmm10
+	vpclmulqdq  zmm12, zmm10, zmm19, 0x00
+	vpclmulqdq  zmm10, zmm10, zmm19, 0x11
+	vpclmulqdq  zmm11, zmm11, zmm27, 0x10
+	vpternlogq  zmm1, zmm5, zmm12, 0x96
+	vpternlogq  zmm2, zmm4, zmm10, 0x96
+	vpternlogq  zmm3, zmm6, zmm11, 0x96
+	; Karatsuba's fix-up on every lane; the four lanes of each sum added; the reduction on xmm.
+	vpternlogq  zmm3, zmm1, zmm2, 0x96
+	vextracti64x4 ymm13, zmm1, 0x01
+	vpxor       ymm1, ymm1, ymm13
+	vextracti128 xmm13, ymm1, 0x01
+	vpxor       xmm1, xmm1, xmm13
+	vextracti64x4 ymm13, zmm2, 0x01
+	vpxor       ymm2, ymm2, ymm13
+	vextracti128 xmm13, ymm2, 0x01
+	vpxor       xmm2, xmm2, xmm13
+	vextracti64x4 ymm13, zmm3, 0x01
+	vpxor       ymm3, ymm3, ymm13
+	vextracti128 xmm13, ymm3, 0x01
+	vpxor       xmm3, xmm3, xmm13
+	vpslldq     xmm13, xmm3, 8
 	vpsrldq     xmm3, xmm3, 8
-	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm1, xmm1, xmm13
 	vpxor       xmm2, xmm2, xmm3
-	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly], 0x10
+	vpclmulqdq  xmm13, xmm1, oword [rel const_polyval_poly], 0x10
 	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
-	vpclmulqdq  xmm5, xmm1, oword [rel const_polyval_poly], 0x10
+	vpxor       xmm1, xmm1, xmm13
+	vpclmulqdq  xmm13, xmm1, oword [rel const_polyval_poly], 0x10
 	vpshufd     xmm1, xmm1, 0x4e
-	vpxor       xmm1, xmm1, xmm5
+	vpxor       xmm1, xmm1, xmm13
 	vpxor       xmm0, xmm1, xmm2
 	add         rdx, 256
 	sub         rcx, 16
@@ -5767,7 +7253,13 @@ asmgen_polyval_update_vpclmul_avx512:
 	vmovdqa     xmm6, oword [rsp]
 	vmovdqa     xmm7, oword [rsp + 16]
 	vmovdqa     xmm8, oword [rsp + 32]
-	add         rsp, 56
+	vmovdqa     xmm9, oword [rsp + 48]
+	vmovdqa     xmm10, oword [rsp + 64]
+	vmovdqa     xmm11, oword [rsp + 80]
+	vmovdqa     xmm12, oword [rsp + 96]
+	vmovdqa     xmm13, oword [rsp + 112]
+	vmovdqa     xmm14, oword [rsp + 128]
+	add         rsp, 152
 	pop         rdi
 	pop         rsi
 	ret
@@ -5952,8 +7444,20 @@ asmgen_ghash_init_vpclmul_avx512.unwind_info:
 	db asmgen_ghash_init_vpclmul_avx512.seh_0 - asmgen_ghash_init_vpclmul_avx512, 0x60	; PUSH_NONVOL, info 6
 	section .xdata$asmgen_ghash_update_vpclmul_avx512 rdata align=4
 asmgen_ghash_update_vpclmul_avx512.unwind_info:
-	db 1, asmgen_ghash_update_vpclmul_avx512.seh_endprologue - asmgen_ghash_update_vpclmul_avx512, 11, 0	; version 1, prologue size, 11 slots, no frame register
-	db asmgen_ghash_update_vpclmul_avx512.seh_6 - asmgen_ghash_update_vpclmul_avx512, 0xf8	; SAVE_XMM128, info 15
+	db 1, asmgen_ghash_update_vpclmul_avx512.seh_endprologue - asmgen_ghash_update_vpclmul_avx512, 24, 0	; version 1, prologue size, 24 slots, no frame register
+	db asmgen_ghash_update_vpclmul_avx512.seh_12 - asmgen_ghash_update_vpclmul_avx512, 0xf8	; SAVE_XMM128, info 15
+	dw 9
+	db asmgen_ghash_update_vpclmul_avx512.seh_11 - asmgen_ghash_update_vpclmul_avx512, 0xe8	; SAVE_XMM128, info 14
+	dw 8
+	db asmgen_ghash_update_vpclmul_avx512.seh_10 - asmgen_ghash_update_vpclmul_avx512, 0xd8	; SAVE_XMM128, info 13
+	dw 7
+	db asmgen_ghash_update_vpclmul_avx512.seh_9 - asmgen_ghash_update_vpclmul_avx512, 0xc8	; SAVE_XMM128, info 12
+	dw 6
+	db asmgen_ghash_update_vpclmul_avx512.seh_8 - asmgen_ghash_update_vpclmul_avx512, 0xb8	; SAVE_XMM128, info 11
+	dw 5
+	db asmgen_ghash_update_vpclmul_avx512.seh_7 - asmgen_ghash_update_vpclmul_avx512, 0xa8	; SAVE_XMM128, info 10
+	dw 4
+	db asmgen_ghash_update_vpclmul_avx512.seh_6 - asmgen_ghash_update_vpclmul_avx512, 0x98	; SAVE_XMM128, info 9
 	dw 3
 	db asmgen_ghash_update_vpclmul_avx512.seh_5 - asmgen_ghash_update_vpclmul_avx512, 0x88	; SAVE_XMM128, info 8
 	dw 2
@@ -5961,10 +7465,10 @@ asmgen_ghash_update_vpclmul_avx512.unwind_info:
 	dw 1
 	db asmgen_ghash_update_vpclmul_avx512.seh_3 - asmgen_ghash_update_vpclmul_avx512, 0x68	; SAVE_XMM128, info 6
 	dw 0
-	db asmgen_ghash_update_vpclmul_avx512.seh_2 - asmgen_ghash_update_vpclmul_avx512, 0x82	; ALLOC_SMALL, info 8
+	db asmgen_ghash_update_vpclmul_avx512.seh_2 - asmgen_ghash_update_vpclmul_avx512, 0x01	; ALLOC_LARGE, info 0
+	dw 21
 	db asmgen_ghash_update_vpclmul_avx512.seh_1 - asmgen_ghash_update_vpclmul_avx512, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_ghash_update_vpclmul_avx512.seh_0 - asmgen_ghash_update_vpclmul_avx512, 0x60	; PUSH_NONVOL, info 6
-	dw 0
 	section .xdata$asmgen_polyval_init_vpclmul_avx512 rdata align=4
 asmgen_polyval_init_vpclmul_avx512.unwind_info:
 	db 1, asmgen_polyval_init_vpclmul_avx512.seh_endprologue - asmgen_polyval_init_vpclmul_avx512, 2, 0	; version 1, prologue size, 2 slots, no frame register
@@ -5972,17 +7476,29 @@ asmgen_polyval_init_vpclmul_avx512.unwind_info:
 	db asmgen_polyval_init_vpclmul_avx512.seh_0 - asmgen_polyval_init_vpclmul_avx512, 0x60	; PUSH_NONVOL, info 6
 	section .xdata$asmgen_polyval_update_vpclmul_avx512 rdata align=4
 asmgen_polyval_update_vpclmul_avx512.unwind_info:
-	db 1, asmgen_polyval_update_vpclmul_avx512.seh_endprologue - asmgen_polyval_update_vpclmul_avx512, 9, 0	; version 1, prologue size, 9 slots, no frame register
+	db 1, asmgen_polyval_update_vpclmul_avx512.seh_endprologue - asmgen_polyval_update_vpclmul_avx512, 22, 0	; version 1, prologue size, 22 slots, no frame register
+	db asmgen_polyval_update_vpclmul_avx512.seh_11 - asmgen_polyval_update_vpclmul_avx512, 0xe8	; SAVE_XMM128, info 14
+	dw 8
+	db asmgen_polyval_update_vpclmul_avx512.seh_10 - asmgen_polyval_update_vpclmul_avx512, 0xd8	; SAVE_XMM128, info 13
+	dw 7
+	db asmgen_polyval_update_vpclmul_avx512.seh_9 - asmgen_polyval_update_vpclmul_avx512, 0xc8	; SAVE_XMM128, info 12
+	dw 6
+	db asmgen_polyval_update_vpclmul_avx512.seh_8 - asmgen_polyval_update_vpclmul_avx512, 0xb8	; SAVE_XMM128, info 11
+	dw 5
+	db asmgen_polyval_update_vpclmul_avx512.seh_7 - asmgen_polyval_update_vpclmul_avx512, 0xa8	; SAVE_XMM128, info 10
+	dw 4
+	db asmgen_polyval_update_vpclmul_avx512.seh_6 - asmgen_polyval_update_vpclmul_avx512, 0x98	; SAVE_XMM128, info 9
+	dw 3
 	db asmgen_polyval_update_vpclmul_avx512.seh_5 - asmgen_polyval_update_vpclmul_avx512, 0x88	; SAVE_XMM128, info 8
 	dw 2
 	db asmgen_polyval_update_vpclmul_avx512.seh_4 - asmgen_polyval_update_vpclmul_avx512, 0x78	; SAVE_XMM128, info 7
 	dw 1
 	db asmgen_polyval_update_vpclmul_avx512.seh_3 - asmgen_polyval_update_vpclmul_avx512, 0x68	; SAVE_XMM128, info 6
 	dw 0
-	db asmgen_polyval_update_vpclmul_avx512.seh_2 - asmgen_polyval_update_vpclmul_avx512, 0x62	; ALLOC_SMALL, info 6
+	db asmgen_polyval_update_vpclmul_avx512.seh_2 - asmgen_polyval_update_vpclmul_avx512, 0x01	; ALLOC_LARGE, info 0
+	dw 19
 	db asmgen_polyval_update_vpclmul_avx512.seh_1 - asmgen_polyval_update_vpclmul_avx512, 0x70	; PUSH_NONVOL, info 7
 	db asmgen_polyval_update_vpclmul_avx512.seh_0 - asmgen_polyval_update_vpclmul_avx512, 0x60	; PUSH_NONVOL, info 6
-	dw 0
 
 	section .pdata$asmgen_ghash_init_avx rdata align=4
 	dd asmgen_ghash_init_avx wrt ..imagebase, asmgen_ghash_init_avx.seh_end wrt ..imagebase, asmgen_ghash_init_avx.unwind_info wrt ..imagebase

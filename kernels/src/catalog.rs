@@ -310,7 +310,7 @@ pub const X86_64_SETS: &[KernelSet<X86_64>] = {
         KernelSet {
             listing: "ghash",
             name: "x86_64-vpclmul-avx512",
-            doc: "GHASH and POLYVAL with VPCLMULQDQ on zmm (AVX-512), four blocks per multiply, 32 per reduction.",
+            doc: "GHASH and POLYVAL with VPCLMULQDQ on zmm (AVX-512), four blocks per multiply, 64 per reduction.",
             build: |abi, _| {
                 ghash::with_small(
                     ghash::ext_set_kernels(abi, ghash::x86_64_avx512::init, ghash::x86_64_avx512::update, ghash::x86_64::init),

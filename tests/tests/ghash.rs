@@ -526,8 +526,7 @@ fn key_tables_match_the_portable_one_and_the_reference() {
                 let what = format!("{} {} key {h:02x?}", k.set, k.symbol);
                 assert_eq!(got[..BASE_TABLE_BYTES], want[..BASE_TABLE_BYTES], "{what}: base");
                 let powers = match k.set {
-                    "x86_64-vpclmul-avx2" => EXT_POWERS,
-                    "x86_64-vpclmul-avx512" => EXT_POWERS / 2,
+                    "x86_64-vpclmul-avx2" | "x86_64-vpclmul-avx512" => EXT_POWERS,
                     _ => continue,
                 };
                 let word = |t: &[u8], off: i32| u128::from_le_bytes(t[off as usize..][..16].try_into().unwrap());

@@ -103,11 +103,13 @@ fn aarch64_sets_through_the_interpreter_match_rustcrypto() {
 }
 
 /// The zmm GHASH/POLYVAL set through the interpreter (whatever the CPU), at every block count that reaches
-/// one of its paths: 0..=33 (the ymm tail alone, the batch of 8, the one zmm batch of 16, the 32-block loop
-/// once, with and without each tail), then two loop iterations with each tail and a batch of 16.
+/// one of its paths: 0..=33 (the ymm tail alone, the batch of 8, the zmm batches of 16 and 32, with and
+/// without each tail), the first 64-block batch alone and with the batches of 32, 16, 8 and a tail after it,
+/// then one, two and three more 64-block batches (each set of sums reduced after the loop, and the loop's way
+/// back), with tails.
 #[test]
 fn zmm_hash_set_through_the_interpreter_matches_rustcrypto() {
-    let counts = (0..=33).chain([47, 48, 49, 63, 64, 65, 79, 80, 95, 96, 111]);
+    let counts = (0..=33).chain([47, 48, 49, 63, 64, 65, 79, 80, 95, 96, 111, 127, 128, 129, 191, 192, 255, 256, 319]);
     hash_set_matches_rustcrypto("interp/x86_64-vpclmul-avx512", counts, 11);
 }
 

@@ -17,11 +17,8 @@
 //! Every kernel set uses the same key-table layout ([`KEY_TABLE_BYTES`] bytes, 16-byte aligned): its first
 //! [`BASE_TABLE_BYTES`] hold H^1..H^8 at `16*(i-1)`, then each power's Karatsuba half-sum (`lo ^ hi` in both
 //! 64-bit lanes) at `128 + 16*(i-1)`; every set's init fills them and the fused GCM kernels read only them.
-//! The rest is the x86_64 ymm set's extension, which only its init fills: H^64..H^1 descending
-//! ([`ext_h_offset`]) and their half-sums packed two to a 16-byte lane ([`ext_hk`]). The zmm set's init fills
-//! only what the zmm update reads of it: H^32..H^1 and the high 64 bits of their packed half-sums (the low 64
-//! bits hold the same half-sums, not those of H^64..H^33, and H^64..H^33 are not written), so a zmm table is
-//! for the zmm set's updates only. Both inits compute the powers as vectors of consecutive powers doubled by
+//! The rest is the x86_64 ymm and zmm sets' extension, which only their inits fill (the same bytes): H^64..H^1
+//! descending ([`ext_h_offset`]) and their half-sums packed two to a 16-byte lane ([`ext_hk`]). Both inits compute the powers as vectors of consecutive powers doubled by
 //! products against the broadcast highest power (key setup runs per key: AES-GCM-SIV's per nonce).
 //!
 //! Function signatures (every kernel set; declared once in [`crate::Role`]):

@@ -58,8 +58,7 @@ trait Table: Sized + 'static {
     fn spare() -> &'static std::thread::LocalKey<Spare<Self>>;
 
     /// A table filled by `init`: the spare if the thread has one (wiped when it was given back), else a new
-    /// zeroed one (the zmm set's init leaves part of the whole table unwritten); allocated in place, not
-    /// built on the stack and moved.
+    /// zeroed one; allocated in place, not built on the stack and moved.
     fn filled(init: InitFn, h: &[u8; 16]) -> *mut Self {
         let spare = Self::spare().try_with(|s| s.0.replace(std::ptr::null_mut())).unwrap_or(std::ptr::null_mut());
         let p = if spare.is_null() {

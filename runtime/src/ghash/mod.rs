@@ -113,7 +113,7 @@ macro_rules! universal_hash {
                 }
                 let mut core = Core::new($kernels(), h);
                 // Only a fixed-size kernel of the set whose init filled the table: the ymm and zmm sets' read
-                // H^9..H^64 (the zmm set's H^9..H^32), which only their own inits write.
+                // H^9..H^64, which only their own inits write.
                 core.fixed = dispatch::fixed_hash(blocks)
                     .filter(|k| backend::set_name(k.0) == backend::set_name(core.key.kernels().name))
                     .map(|k| Fixed { name: k.0, blocks, update: $pick(k) });
