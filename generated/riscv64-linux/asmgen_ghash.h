@@ -42,8 +42,8 @@ extern "C" {
  * ghash_init: GHASH key setup (NIST SP 800-38D).
  * h: the 16-byte hash key H = E(K, 0^128), bytes as the standard writes them; read only.
  * table: ASMGEN_GHASH_KEY_TABLE_BYTES (2048) bytes, written: H^1..H^8 and their Karatsuba half-sums in the
- * kernels' own form in the first 256 bytes (the same layout in every set of a target); the x86_64 ymm set
- * also H^9..H^64 in the rest, the zmm set only H^9..H^32 (leaving the rest as it was). Treat it as opaque:
+ * kernels' own form in the first 256 bytes (the same layout in every set of a target); the x86_64 ymm and
+ * zmm sets also H^9..H^64 in the rest (the same bytes). Treat it as opaque:
  * fill it with an init of this listing and pass it to the update of the same set, or as htable to the SM4
  * listing's gcm_enc and gcm_dec (any set's init).
  */

@@ -30,7 +30,7 @@
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^64, the zmm set H^9..H^32), from h.
+ * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.
  * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
  * Montgomery domain: H^i = H^(i-1) * H * x^-128).
  * H^2; then H^3, H^4; then H^5..H^8 = H^1..H^4 * H^4: three dependent products (H^5..H^8 as two pairs),
@@ -569,7 +569,7 @@ asmgen_ghash_update_zbc:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^64, the zmm set H^9..H^32), from h.
+ * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.
  * table[16*(i-1)] = H^i, table[128 + 16*(i-1)] = Karatsuba half-sum of H^i, for i = 1..8 (powers in the
  * Montgomery domain: H^i = H^(i-1) * H * x^-128).
  * H^2; then H^3, H^4; then H^5..H^8 = H^1..H^4 * H^4: three dependent products (H^5..H^8 as two pairs),
@@ -1073,7 +1073,7 @@ asmgen_polyval_update_zbc:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^64, the zmm set H^9..H^32), from h.
+ * GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.
  * Shared table layout, computed with vgmul: table[16*(i-1)] = f^-1(Hg^i), table[128 + 16*(i-1)] = its
  * Karatsuba half-sum, i = 1..8; f^-1(y) = ByteReverse(y * x^-1). Hg^2; then Hg^3, Hg^4; then Hg^5..Hg^8 =
  * Hg^1..Hg^4 * Hg^4: three dependent vgmuls, each round's stores after the next round's products.
@@ -1355,7 +1355,7 @@ asmgen_ghash_update_zvkg:
 
 /*
  * ----------------------------------------------------------------------------------------------------
- * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^64, the zmm set H^9..H^32), from h.
+ * POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.
  * Shared table layout, computed with vgmul: table[16*(i-1)] = f^-1(Hg^i), table[128 + 16*(i-1)] = its
  * Karatsuba half-sum, i = 1..8; f^-1(y) = ByteReverse(y * x^-1). Hg^2; then Hg^3, Hg^4; then Hg^5..Hg^8 =
  * Hg^1..Hg^4 * Hg^4: three dependent vgmuls, each round's stores after the next round's products.

@@ -135,8 +135,8 @@ const CCM: &[(&str, CType)] =
 // The base-only key setups are other sets' inits, so their doc lines are the inits'.
 const GHASH_INIT_SMALL_DOC: &str = "GHASH key setup (SP 800-38D) of H^1..H^4 and their Karatsuba half-sums only (table bytes 0..63 and 128..191), from h: enough for updates of at most 4 blocks.";
 const POLYVAL_INIT_SMALL_DOC: &str = "POLYVAL key setup (RFC 8452) of H^1..H^4 and their Karatsuba half-sums only (table bytes 0..63 and 128..191), from h: enough for updates of at most 4 blocks.";
-const GHASH_INIT_DOC: &str = "GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^64, the zmm set H^9..H^32), from h.";
-const POLYVAL_INIT_DOC: &str = "POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm set also H^9..H^64, the zmm set H^9..H^32), from h.";
+const GHASH_INIT_DOC: &str = "GHASH key setup (SP 800-38D): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.";
+const POLYVAL_INIT_DOC: &str = "POLYVAL key setup (RFC 8452): table = H^1..H^8 and their Karatsuba half-sums (the kernels' form; the x86_64 ymm and zmm sets also H^9..H^64), from h.";
 
 /// Every role, in the order of the generated tables.
 const ROLES: &[RoleInfo] = &[
@@ -149,8 +149,8 @@ const ROLES: &[RoleInfo] = &[
         c_doc: "GHASH key setup (NIST SP 800-38D).\n\
             h: the 16-byte hash key H = E(K, 0^128), bytes as the standard writes them; read only.\n\
             table: PREFIX_GHASH_KEY_TABLE_BYTES (2048) bytes, written: H^1..H^8 and their Karatsuba half-sums in the\n\
-            kernels' own form in the first 256 bytes (the same layout in every set of a target); the x86_64 ymm set\n\
-            also H^9..H^64 in the rest, the zmm set only H^9..H^32 (leaving the rest as it was). Treat it as opaque:\n\
+            kernels' own form in the first 256 bytes (the same layout in every set of a target); the x86_64 ymm and\n\
+            zmm sets also H^9..H^64 in the rest (the same bytes). Treat it as opaque:\n\
             fill it with an init of this listing and pass it to the update of the same set, or as htable to the SM4\n\
             listing's gcm_enc and gcm_dec (any set's init).",
     },
