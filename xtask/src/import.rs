@@ -4,10 +4,10 @@
 //! * `import FILE.S|FILE.o [--out DIR] [--arch A]`: per function, the kernel's Rust source in
 //!   `DIR/<function>.rs` (default `imported/`), and a line saying what became of each function. Assembly is
 //!   assembled for the architecture its name says (`x86_64`, `aarch64`/`armv8`, `riscv64`) or `--arch` names.
-//! * `import --check DIR [--arch A]`: every object under `DIR` (assembly without an object beside it is assembled into a
-//!   temporary folder, with `DIR/include` on the include path): per file and in total, instructions, those the
-//!   tables express, functions imported, functions re-encoded byte-identical, and the forms still missing, most
-//!   frequent first. It fails if a file cannot be read.
+//! * `import --check DIR [--arch A]`: every object under `DIR` (assembly without an object beside it is
+//!   assembled into a temporary folder, with `DIR/include` on the include path): per file and in total,
+//!   instructions, those the tables express, functions imported, functions re-encoded byte-identical, and the
+//!   forms still missing, most frequent first. It fails if a file cannot be read.
 
 use crate::shape;
 use asmgen::import::{import_file, import_object_with, Comments, Import, Outcome};
