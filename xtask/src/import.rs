@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The architecture of a source file: named by `--arch`, or read from the file's name.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Arch {
     X86_64,
     Aarch64,
@@ -366,4 +366,32 @@ fn check(dir: &Path, arch: Option<Arch>) -> Result<(), String> {
     }
     let _ = std::fs::remove_dir_all(&tmp);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{arch_of, run, Arch};
+    use std::path::Path;
+
+    #[test]
+    fn the_architecture_is_named_or_read_from_the_file_name() {
+        assert!(arch_of(Path::new("gen/bcm/aesni-x86_64-linux.S"), None) == Ok(Arch::X86_64));
+        assert!(arch_of(Path::new("sm4-armv8-linux.S"), None) == Ok(Arch::Aarch64));
+        assert!(arch_of(Path::new("cipher/sm4-gfni-avx512-amd64.S"), Some(Arch::X86_64)) == Ok(Arch::X86_64));
+        let e = arch_of(Path::new("aes_enc.S"), None).unwrap_err();
+        assert!(e.contains("aes_enc.S") && e.contains("--arch"), "{e}");
+    }
+
+    #[test]
+    fn bad_arguments_are_errors_that_say_why() {
+        let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let e = run(&args(&["f.S", "--arch", "mips"])).unwrap_err();
+        assert!(e.contains("--arch mips"), "{e}");
+        let e = run(&args(&["f.S", "--arch"])).unwrap_err();
+        assert!(e.contains("a value is missing"), "{e}");
+        let e = run(&args(&["--check", "d", "--out", "o"])).unwrap_err();
+        assert!(e.starts_with("usage"), "{e}");
+        let e = run(&args(&["a.S", "b.S"])).unwrap_err();
+        assert!(e.contains("b.S: unexpected"), "{e}");
+    }
 }
