@@ -38,9 +38,14 @@ impl Count {
 /// The most blocks a one-group xmm batch holds (the short path).
 pub(crate) const SHORT: usize = 4;
 
-/// The blocks of one zmm group. Below a full zmm batch, one of one or two whole groups runs (`Fill::Known` of
-/// 16 or 32 blocks): on Zen 4 two zmm groups ran 32 blocks in about 60% of the time two ymm batches took.
+/// The blocks of one zmm group.
 pub(crate) const Z_GROUP: usize = 16;
+
+/// The blocks of a zmm batch of two groups, which the GFNI kernels run below a full zmm batch when as many are
+/// left (`Fill::Known(32)`): on Zen 4 it took 444-481 cycles where the two ymm batches took 740. A batch of one
+/// group measured no faster than one ymm batch of 16, and slower with an xmm batch after it, so 1..31 blocks
+/// stay on ymm and xmm.
+pub(crate) const Z_PAIR: usize = 2 * Z_GROUP;
 
 /// How many groups of four slots a batch of width `w` filled as `fill` runs: `f(b, fill, ngroups)`. On xmm a
 /// batch of at most [`SHORT`] blocks runs one group instead of two (behind a branch on `n` when the count is
@@ -145,34 +150,26 @@ pub(crate) fn each_slot(b: &mut B, w: Width, slots: usize, count: Count, f: &mut
     b.bind(&done);
 }
 
-/// Below a full zmm batch (`n` < 48 blocks, not zero): a zmm batch of two groups when 32 or more are left,
-/// else one of one group when 16 or more are, each stepping the pointers (or jumping to `done` when it ran the
-/// last block); then fewer than 16 are left.
-fn z_groups(b: &mut B, n: Gpr, (src, dst): (Gpr, Gpr), part: &dyn Fn(&mut B, Width, Fill), done: &Label) {
-    let one = b.label("z_one_group");
-    let below = b.label("below_z_group");
-    b.comment("32..47 blocks: a zmm batch of two groups; 16..31: of one group.");
-    b.cmp(n, 2 * Z_GROUP as i32);
-    b.jb(&one);
-    part(b, Width::Z, Fill::Known(2 * Z_GROUP));
-    advance(b, n, src, dst, 2 * Z_GROUP as i32, done);
-    b.jmp(&below);
-    b.bind(&one);
-    b.cmp(n, Z_GROUP as i32);
+/// Below a full zmm batch (`n` < 48 blocks, not zero): a zmm batch of two groups ([`Z_PAIR`]) when 32 or more
+/// are left, stepping the pointers (or jumping to `done` when it ran the last block).
+fn z_pair(b: &mut B, n: Gpr, (src, dst): (Gpr, Gpr), part: &dyn Fn(&mut B, Width, Fill), done: &Label) {
+    let below = b.label("below_z_pair");
+    b.comment("32..47 blocks: a zmm batch of two groups.");
+    b.cmp(n, Z_PAIR as i32);
     b.jb(&below);
-    part(b, Width::Z, Fill::Known(Z_GROUP));
-    advance(b, n, src, dst, Z_GROUP as i32, done);
+    part(b, Width::Z, Fill::Known(Z_PAIR));
+    advance(b, n, src, dst, Z_PAIR as i32, done);
     b.bind(&below);
 }
 
 /// A kernel's loop over batches of `per` blocks of width `w` (`per` = 8 on xmm, 16 on ymm, 48 on zmm). With a
 /// fixed count: `count / per` full batches in a counted loop (the pointers stepped after each), then one batch
-/// of the rest (on xmm when it fits: lower latency; on zmm, whose batches hold whole groups, with `z_tail` one
-/// of the rest's whole groups of 16 first, without it full ymm batches while more than 16 are left; then ymm
-/// or xmm). With `nblocks`: the general loop, full or partial batches decided at run time; on ymm, 1..8 blocks
-/// take one xmm batch; on zmm, full batches of 48, then with `z_tail` one of two or one groups
-/// ([`z_groups`]) and one ymm or xmm batch for the 1..15 left, without it the ymm loop for the 1..47 left.
-/// (`z_tail` is the GFNI kernels': a VAES zmm group's rounds are slower than two ymm batches at these sizes.)
+/// of the rest (on xmm when it fits: lower latency; on zmm, whose batches hold whole groups, with `z_tail` a
+/// batch of two groups first when 32 or more are left ([`Z_PAIR`]), then full ymm batches while more than 16
+/// are left, then ymm or xmm). With `nblocks`: the general loop, full or partial batches decided at run time;
+/// on ymm, 1..8 blocks take one xmm batch; on zmm, full batches of 48, then with `z_tail` one of two groups
+/// for 32..47 ([`z_pair`]), then the ymm loop for the 1..31 (without `z_tail` 1..47) left. (`z_tail` is the
+/// GFNI kernels': the VAES set's zmm batches of two groups measured slower than its ymm batches.)
 ///
 /// `full(b)` emits a full batch, `part(b, w, fill)` a batch of width `w` filled as `fill` says.
 pub(crate) fn batch_loop(
@@ -198,23 +195,21 @@ pub(crate) fn batch_loop(
         |b, rest| {
             b.comment(format_args!("The last {rest} blocks."));
             let mut rest = rest;
-            while w == Width::Z && !z_tail && rest > 16 {
-                // The rest as full ymm batches and a smaller one.
+            if w == Width::Z && z_tail && rest >= Z_PAIR {
+                part(b, Width::Z, Fill::Known(Z_PAIR));
+                rest -= Z_PAIR;
+                if rest == 0 {
+                    return;
+                }
+                b.add(src, 16 * Z_PAIR as i32);
+                b.add(dst, 16 * Z_PAIR as i32);
+            }
+            while w == Width::Z && rest > 16 {
+                // zmm batches hold whole groups: the rest runs as full ymm batches and a smaller one.
                 part(b, Width::Y, Fill::Known(16));
                 b.add(src, 16 * 16);
                 b.add(dst, 16 * 16);
                 rest -= 16;
-            }
-            if w == Width::Z && z_tail && rest >= Z_GROUP {
-                // Whole zmm groups (one or two), then ymm or xmm for the rest.
-                let k = rest / Z_GROUP * Z_GROUP;
-                part(b, Width::Z, Fill::Known(k));
-                rest -= k;
-                if rest == 0 {
-                    return;
-                }
-                b.add(src, 16 * k as i32);
-                b.add(dst, 16 * k as i32);
             }
             let tail = if rest <= 8 {
                 Width::X
@@ -251,15 +246,15 @@ pub(crate) fn batch_loop(
                     b.jae(&lp);
                     b.blank();
                     b.bind(&below);
-                    if z_tail {
-                        z_groups(b, n, (src, dst), part, &done);
-                        b.comment("1..15 blocks: a ymm batch of up to 16, or one xmm batch of up to 8.");
+                    let left = if z_tail {
+                        z_pair(b, n, (src, dst), part, &done);
+                        Z_PAIR - 1
                     } else {
-                        b.comment(format_args!(
-                            "1..{} blocks: ymm batches of up to 16, then one xmm batch of up to 8.",
-                            per - 1
-                        ));
-                    }
+                        per - 1
+                    };
+                    b.comment(format_args!(
+                        "1..{left} blocks: ymm batches of up to 16, then one xmm batch of up to 8."
+                    ));
                     b.cmp(n, 8);
                     b.jbe(&small);
                     b.bind(&lpy);
