@@ -412,7 +412,9 @@ pub fn batch_mode_of(mode: Mode, set: Set, abi: Abi, blocks: Blocks) -> Result<F
         b.bswap(x.hi);
         b.bswap(x.lo);
     }
-    batch_loop(&mut b, Trips::new(blocks, n), (src, dst), w, &|b, w, fill| batch(b, &x, w, fill));
+    batch_loop(&mut b, Trips::new(blocks, n), (src, dst), (w, set.sbox() == Sbox::Gfni), &|b, w, fill| {
+        batch(b, &x, w, fill)
+    });
     if mode == Mode::Ctr {
         b.bswap(x.hi);
         b.bswap(x.lo);

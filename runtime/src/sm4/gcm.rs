@@ -76,6 +76,12 @@ const GCM_MAX_BYTES: u64 = (1 << 36) - 32;
 /// kernel, a separate block for a partial tail and another for the tag's `E(J0)`.
 const SHORT_BYTES: usize = 112;
 
+/// The chunk the composed encryption (no fused kernel) runs CTR and then GHASH over, while it is in L1: 288
+/// blocks, a whole number of every set's full batches (8, 16 and 48 blocks), so that a chunk ends in no partial
+/// batch (4096 bytes, 256 blocks, ended each in a 16-block ymm batch on the zmm sets). On the Zen 4 with
+/// gfni-avx512, 8 KiB messages: 1.16 c/B with 4096, 1.12 with 4608 or 6144, 1.16 with one chunk of 9216.
+const CHUNK_BYTES: usize = 4608;
+
 impl Sm4Gcm {
     /// Keys the AEAD with the best backend.
     pub fn new(key: &[u8; 16]) -> Sm4Gcm {
@@ -240,7 +246,7 @@ impl Sm4Gcm {
         match self.fused {
             Some((f, _)) => self.run_fused(f, blocks, &mut ctr, &mut s),
             None => {
-                for chunk in blocks.chunks_mut(4096) {
+                for chunk in blocks.chunks_mut(CHUNK_BYTES) {
                     self.keys.ctr32(&mut ctr, chunk);
                     self.ghash_padded(&mut s, chunk);
                 }

@@ -8,7 +8,7 @@ use super::nibble::*;
 use super::roles::*;
 use super::set::Sbox;
 use super::width::*;
-use asmgen::isa::x86_64::{mem, rip, Gpr, Mem};
+use asmgen::isa::x86_64::{mem, regs::*, rip, Gpr, Mem};
 use asmgen::Label;
 
 /// The S-box on every byte of `t`, leaving the result in ShiftRows order: `t = ShiftRows(S(t))`, as
@@ -204,9 +204,9 @@ pub fn rounds(b: &mut B, c: &Consts, w: Width, groups: &[[V; 4]], rk: Gpr) {
     } else if w == Width::Z {
         enter(b, c, w, groups);
         b.comment(format_args!(
-            "32 rounds on {} blocks: 8 x 4 unrolled rounds; 10 vector ops per round and group (vpxorq, 3 \
-             vpternlogq, 3 vgf2p8affineinvqb, 3 vprold), plus a vpshufd of the round key (four keys loaded and \
-             mapped once per pass).",
+            "32 rounds on {} blocks: 7 x 4 unrolled rounds and 4 more; 10 vector ops per round and group \
+             (vpxorq, 3 vpternlogq, 3 vgf2p8affineinvqb, 3 vprold), plus a vpshufd of the round key (four keys \
+             loaded and mapped a pass ahead).",
             groups.len() * 4 * w.blocks(),
         ));
     } else {
@@ -217,36 +217,79 @@ pub fn rounds(b: &mut B, c: &Consts, w: Width, groups: &[[V; 4]], rk: Gpr) {
             groups.len() * 4 * w.blocks(),
         ));
     }
-    let zgfni = w == Width::Z && c.sbox == Sbox::Gfni;
-    round_loop(b, rk, &mut |b, j, ptr| {
-        if j == 0 && zgfni {
-            b.comment("zmm: the four round keys in every lane, mapped into the GFNI domain at once.");
-            b.vbroadcasti32x4(ZKEYS.z(), mem(ptr, 0));
-            vaffine(b, w, ZKEYS, ZKEYS, POST_HI, c.g().maps.key.c);
-        }
-        b.comment(format_args!(
-            "round 4i+{j}: X{j} ^= T(X{} ^ X{} ^ X{} ^ rk[4i+{j}])",
-            (j + 1) % 4,
-            (j + 2) % 4,
-            (j + 3) % 4
-        ));
-        if zgfni {
-            b.vpshufd(RK.z(), ZKEYS.z(), 0x55 * j as u8);
-        } else if c.sbox == Sbox::Gfni {
-            round_key_gfni(b, c, w, RK, mem(ptr, 4 * j as i32));
-        } else {
-            vbroadcast(b, w, RK, mem(ptr, 4 * j as i32));
-        }
-        for g in groups {
-            let x = [g[j], g[(j + 1) % 4], g[(j + 2) % 4], g[(j + 3) % 4]];
+    if w == Width::Z && c.sbox == Sbox::Gfni {
+        rounds_z_gfni(b, c, groups, rk);
+    } else {
+        round_loop(b, rk, &mut |b, j, ptr| {
+            round_comment(b, j);
             if c.sbox == Sbox::Gfni {
-                round_gfni(b, c, w, x, RK, TMP);
+                round_key_gfni(b, c, w, RK, mem(ptr, 4 * j as i32));
             } else {
-                round_vaes_z(b, x, RK, TMP);
+                vbroadcast(b, w, RK, mem(ptr, 4 * j as i32));
+            }
+            for g in groups {
+                let x = [g[j], g[(j + 1) % 4], g[(j + 2) % 4], g[(j + 3) % 4]];
+                if c.sbox == Sbox::Gfni {
+                    round_gfni(b, c, w, x, RK, TMP);
+                } else {
+                    round_vaes_z(b, x, RK, TMP);
+                }
+            }
+        });
+    }
+    leave(b, c, w, groups);
+}
+
+/// The comment naming round `4i + j`.
+fn round_comment(b: &mut B, j: usize) {
+    b.comment(format_args!(
+        "round 4i+{j}: X{j} ^= T(X{} ^ X{} ^ X{} ^ rk[4i+{j}])",
+        (j + 1) % 4,
+        (j + 2) % 4,
+        (j + 3) % 4
+    ));
+}
+
+/// zmm GFNI: the next pass's four round keys, mapped, loaded a pass ahead.
+const ZKEYS_NEXT: V = V(31);
+
+/// The 32 rounds of the zmm GFNI kernels: seven passes of four unrolled rounds in a loop, each loading and
+/// mapping the next pass's four keys (`vbroadcasti32x4`, `vgf2p8affineqb`) at its start, into [`ZKEYS_NEXT`],
+/// then the last pass. A pass that maps its own keys first has its first round wait for the load and the map
+/// (the round keys' chain was on the rounds' chains once per pass); loaded a pass ahead, they are ready, and
+/// the loop reads no key past the last. Per round a `vpshufd` of [`ZKEYS`] picks the round's key.
+fn rounds_z_gfni(b: &mut B, c: &Consts, groups: &[[V; 4]], rk: Gpr) {
+    let w = Width::Z;
+    let keys = |b: &mut B, d: V, m: Mem| {
+        b.vbroadcasti32x4(d.z(), m);
+        vaffine(b, w, d, d, POST_HI, c.g().maps.key.c);
+    };
+    let pass = |b: &mut B| {
+        for j in 0..4 {
+            round_comment(b, j);
+            b.vpshufd(RK.z(), ZKEYS.z(), 0x55 * j as u8);
+            for g in groups {
+                round_gfni(b, c, w, [g[j], g[(j + 1) % 4], g[(j + 2) % 4], g[(j + 3) % 4]], RK, TMP);
             }
         }
-    });
-    leave(b, c, w, groups);
+    };
+    let (ptr, end) = (RAX, R11);
+    b.comment("zmm: the first pass's four round keys in every lane, mapped into the GFNI domain at once.");
+    keys(b, ZKEYS, mem(rk, 0));
+    b.lea(end, mem(rk, 112));
+    b.mov(ptr, rk);
+    let lp = b.label("rounds");
+    b.align(4);
+    b.bind(&lp);
+    b.comment("The next pass's keys, a pass ahead.");
+    keys(b, ZKEYS_NEXT, mem(ptr, 16));
+    pass(b);
+    vmov(b, w, ZKEYS, ZKEYS_NEXT);
+    b.add(ptr, 16);
+    b.cmp(ptr, end);
+    b.jnz(&lp);
+    b.comment("The last pass.");
+    pass(b);
 }
 
 /// The two registers [`rounds_one`] uses beside [`TMP`] and [`RK`]: this round's S-box input and the next one's.

@@ -898,7 +898,7 @@ fn features(set: Set) -> Vec<X86Feature> {
 /// and `dst` at their last batch and `n` holding its block count, so `src + 16 * n` is the end either way.
 fn whole_blocks(b: &mut B, x: &Ctx, w: Width, trips: Trips<Gpr>) {
     match w {
-        Width::X => batch_loop(b, trips, (x.src, x.dst), w, &|b, w, fill| batch(b, x, w, fill)),
+        Width::X => batch_loop(b, trips, (x.src, x.dst), (w, false), &|b, w, fill| batch(b, x, w, fill)),
         Width::Y => trips.either(b, |b, _, count| ymm_fixed(b, x, count), |b, _| ymm_loop(b, x, false)),
         Width::Z => trips.either(b, |b, _, count| zmm_fixed(b, x, count), |b, _| zmm_loop(b, x)),
     }
