@@ -51,6 +51,7 @@ fn sample(kind: &str, pos: usize, set: usize, lane: &mut usize) -> Operand {
         "VListS" => Operand::List4(v, "s"),
         "VList2d" => Operand::List4(v, "2d"),
         "VTriple16b" => Operand::List3(v, "16b"),
+        "VTriple2d" => Operand::List3(v, "2d"),
         "VPair16b" => Operand::List2(v, "16b"),
         "VPair2d" => Operand::List2(v, "2d"),
         "VPair4s" => Operand::List2(v, "4s"),

@@ -607,6 +607,7 @@ fn fixed_width_registers_fit_their_fields() {
                     | "VListS"
                     | "VList2d"
                     | "VTriple16b"
+                    | "VTriple2d"
                     | "VPair16b"
                     | "VPair2d"
                     | "VPair4s"

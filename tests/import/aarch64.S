@@ -85,6 +85,49 @@ imp_words:
 	ret
 	.size	imp_words, .-imp_words
 
+	.globl	imp_tables
+	.type	imp_tables, %function
+imp_tables:
+	hint	#34
+	movi	v16.8h, #0
+1:
+	ldr	w3, [x1, x2]
+	and	w4, w3, w5, lsr #8
+	and	w6, w3, w5, lsl #2
+	orr	w7, w4, w6, ror #24
+	add	w8, w7, w4, lsl #1
+	adc	w8, w8, wzr
+	clz	w9, w8
+	rbit	w10, w9
+	cinc	x11, x11, cc
+	add	x12, x0, #1, lsl #12
+	dsb	sy
+	isb
+	ld1	{v0.16b, v1.16b}, [x1]
+	ld1	{v2.16b, v3.16b, v4.16b}, [x1], #48
+	ld1	{v5.2d, v6.2d, v7.2d}, [x1], #48
+	rev16	v0.16b, v0.16b
+	rev32	v1.8b, v1.8b
+	add	v2.16b, v2.16b, v3.16b
+	add	v16.8h, v16.8h, v4.8h
+	add	v5.2s, v5.2s, v6.2s
+	cmhi	v7.4s, v7.4s, v5.4s
+	addv	s17, v7.4s
+	mov	w13, v7.s[2]
+	ld1r	{v18.2d}, [x2]
+	ld1	{v18.d}[1], [x2]
+	ldr	s19, [x2, #4]
+	str	s19, [x0, #8]
+	st1	{v0.16b, v1.16b}, [x0]
+	st1	{v2.16b, v3.16b, v4.16b}, [x0], #48
+	st1	{v16.4s}, [x0]
+	subs	x14, x14, #1
+	b.mi	2f
+	tbnz	x14, #40, 1b
+2:
+	ret
+	.size	imp_tables, .-imp_tables
+
 	.section	.rodata
 	.p2align	4
 imp_table:

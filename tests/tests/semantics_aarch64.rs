@@ -127,8 +127,8 @@ fn operands(rng: &mut Rng, op: Op, base: u8) -> Option<(Vec<Operand>, u32)> {
                 Operand::X(n) => Operand::W(n),
                 _ => unreachable!(),
             },
-            "Vn" | "VList16b" | "VList4s" | "VListS" | "VList2d" | "VTriple16b" | "VPair16b" | "VPair2d"
-            | "VPair4s" => {
+            "Vn" | "VList16b" | "VList4s" | "VListS" | "VList2d" | "VTriple16b" | "VTriple2d" | "VPair16b"
+            | "VPair2d" | "VPair4s" => {
                 let n = rng.below(32) as u8;
                 match *k {
                     "Vn" => Operand::V(n),
@@ -136,6 +136,7 @@ fn operands(rng: &mut Rng, op: Op, base: u8) -> Option<(Vec<Operand>, u32)> {
                     "VList4s" => Operand::List4(n, "4s"),
                     "VList2d" => Operand::List4(n, "2d"),
                     "VTriple16b" => Operand::List3(n, "16b"),
+                    "VTriple2d" => Operand::List3(n, "2d"),
                     "VPair16b" => Operand::List2(n, "16b"),
                     "VPair2d" => Operand::List2(n, "2d"),
                     "VPair4s" => Operand::List2(n, "4s"),
@@ -271,7 +272,7 @@ fn conditional_branches_agree_with_this_cpu() {
     let mut checked = 0;
     for (i, info) in OPS.iter().enumerate() {
         let op = Op::ALL[i];
-        let reg = matches!(op, Op::cbz | Op::cbnz | Op::cbz_w | Op::cbnz_w | Op::tbz_w | Op::tbnz_w);
+        let reg = matches!(op, Op::cbz | Op::cbnz | Op::cbz_w | Op::cbnz_w | Op::tbz_w | Op::tbnz_w | Op::tbnz_x);
         if !reg && !info.name.starts_with("b_") {
             continue;
         }

@@ -19,6 +19,7 @@ impl Operands32 for Aarch64 {
             "WnSp" => n.map(|n| if n == 31 { Operand::Wsp } else { Operand::W(n) })?,
             "VList2d" => Operand::List4(n?, "2d"),
             "VTriple16b" => Operand::List3(n?, "16b"),
+            "VTriple2d" => Operand::List3(n?, "2d"),
             "VPair16b" => Operand::List2(n?, "16b"),
             "VPair2d" => Operand::List2(n?, "2d"),
             "VPair4s" => Operand::List2(n?, "4s"),

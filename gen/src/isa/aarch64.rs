@@ -248,6 +248,8 @@ kinds! {
     VList2d { V => |v| v_checked(v, |n| Operand::List4(n, "2d")) }
     /// Three consecutive registers as `.16b` (three-register `ld1`).
     VTriple16b { V => |v| v_checked(v, |n| Operand::List3(n, "16b")) }
+    /// Three consecutive registers as `.2d` (three-register `ld1`).
+    VTriple2d { V => |v| v_checked(v, |n| Operand::List3(n, "2d")) }
     /// Two consecutive registers as `.16b` (two-register `ld1`/`st1`).
     VPair16b { V => |v| v_checked(v, |n| Operand::List2(n, "16b")) }
     /// Two consecutive registers as `.2d`.
@@ -1365,6 +1367,96 @@ macro_rules! aarch64_table {
                 /// Store 32-bit lane i of t (4 bytes).
                 st1_s:      "st1 {{t}.s}[{i}], [{n}]"            (t: Vn, i: LaneS, n: XnSp) []
                     => enc(0x0d008000, &[fld(0, 0, 5), mapped(1, 12, 1, s_lane), mapped_part(1, 30, 1, 1, s_lane), fld(2, 5, 5)]);
+
+                // --- general-purpose, 32-bit: register offset, shifted register, bit operations ------------------------
+                /// Load a word, zero-extended: `t = [n + m]` (the whole x register).
+                ldr_w_reg:  "ldr {t}, [{n}, {m}]"                (t: Wn, n: XnSp, m: Xn) []
+                    => enc(0xb8606800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                and_w_lsr:  "and {d}, {n}, {m}, lsr #{s}"        (d: Wn, n: Wn, m: Wn, s: Shift32) []
+                    => enc(0x0a400000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), mapped(3, 10, 5, shift32)]);
+                and_w_lsl:  "and {d}, {n}, {m}, lsl #{s}"        (d: Wn, n: Wn, m: Wn, s: Shift32) []
+                    => enc(0x0a000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), mapped(3, 10, 5, shift32)]);
+                orr_w_ror:  "orr {d}, {n}, {m}, ror #{s}"        (d: Wn, n: Wn, m: Wn, s: Shift32) []
+                    => enc(0x2ac00000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), mapped(3, 10, 5, shift32)]);
+                add_w_lsl:  "add {d}, {n}, {m}, lsl #{s}"        (d: Wn, n: Wn, m: Wn, s: Shift32) []
+                    => enc(0x0b000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), mapped(3, 10, 5, shift32)]);
+                /// Add with carry, 32-bit: `d = n + m + C`.
+                adc_w:      "adc {d}, {n}, {m}"                  (d: Wn, n: Wn, m: Wn) []
+                    => enc(0x1a000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Leading zero count of a 32-bit register.
+                clz_w:      "clz {d}, {n}"                       (d: Wn, n: Wn) []
+                    => enc(0x5ac01000, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// Bit reversal of a 32-bit register.
+                rbit_w:     "rbit {d}, {n}"                      (d: Wn, n: Wn) []
+                    => enc(0x5ac00000, &[fld(0, 0, 5), fld(1, 5, 5)]);
+
+                // --- general-purpose, 64-bit: more conditions, shifted immediates ------------------------------------
+                /// Branch if negative (N set).
+                b_mi:       "b.mi {t}"                           (t: Target) []
+                    => label(0x54000004, &[mapped(0, 5, 19, branch::<19>)], 0, LabelValue::Offset);
+                /// Conditional increment: `d = n + 1` if unsigned lower (C clear), else `n` (CSINC n, n, hs).
+                cinc_lo:    "cinc {d}, {n}, lo"                  (d: Xn, n: Xn) []
+                    => enc(0x9a802400, &[fld(0, 0, 5), fld(1, 5, 5), fld(1, 16, 5)]);
+                /// Add a 12-bit immediate shifted left by 12: `d = n + (imm << 12)`.
+                add_imm_lsl12: "add {d}, {n}, #{imm}, lsl #12"   (d: XnSp, n: XnSp, imm: Imm12) []
+                    => enc(0x91400000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 12, uimm::<12>)]);
+                /// Test bit and branch if nonzero, any bit 0..=63 of a 64-bit register.
+                tbnz_x:     "tbnz {r}, #{b}, {t}"                (r: Xn, b: Shift, t: Target) []
+                    => label(0x37000000, &[fld(0, 0, 5), mapped_part(1, 19, 5, 0, shift64), mapped_part(1, 31, 1, 5, shift64),
+                                            mapped(2, 5, 14, branch::<14>)], 2, LabelValue::Offset);
+
+                // --- barriers: ordering only, no effect on registers or memory values ---------------------------------
+                /// Data synchronization barrier, full system.
+                dsb_sy:     "dsb sy"                             () [] => enc(0xd5033f9f, &[]);
+                /// Instruction synchronization barrier.
+                isb:        "isb"                                () [] => enc(0xd5033fdf, &[]);
+
+                // --- Advanced SIMD: more arrangements ------------------------------------------------------------------
+                rev16_16b:  "rev16 {d}.16b, {n}.16b"             (d: Vn, n: Vn) []
+                    => enc(0x4e201800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                rev32_8b:   "rev32 {d}.8b, {n}.8b"               (d: Vn, n: Vn) []
+                    => enc(0x2e200800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                add_16b:    "add {d}.16b, {n}.16b, {m}.16b"      (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x4e208400, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                add_8h:     "add {d}.8h, {n}.8h, {m}.8h"         (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x4e608400, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                add_2s:     "add {d}.2s, {n}.2s, {m}.2s"         (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x0ea08400, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                cmhi_4s:    "cmhi {d}.4s, {n}.4s, {m}.4s"        (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x6ea03400, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// The sum of the four 32-bit lanes, into `sN`.
+                addv_4s:    "addv {d}, {n}.4s"                   (d: Sn, n: Vn) []
+                    => enc(0x4eb1b800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// An 8-bit immediate in every 16-bit lane (zero-extended).
+                movi_8h:    "movi {d}.8h, #{imm}"                (d: Vn, imm: Imm8) []
+                    => enc(0x4f008400, &[fld(0, 0, 5), mapped_part(1, 5, 5, 0, uimm::<8>), mapped_part(1, 16, 3, 5, uimm::<8>)]);
+                /// Lane i of a `.s` element, zero-extended into a w register (UMOV).
+                umov_s:     "mov {d}, {n}.s[{i}]"                (d: Wn, n: Vn, i: LaneS) []
+                    => enc(0x0e003c00, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 5, s_imm5)]);
+
+                // --- vector and FP loads and stores: more lists and lanes ---------------------------------------------
+                ldr_s:      "ldr {t}, [{n}, #{off}]"             (t: Sn, n: XnSp, off: UOff4) []
+                    => enc(0xbd400000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 12, uscaled::<4>)]);
+                str_s:      "str {t}, [{n}, #{off}]"             (t: Sn, n: XnSp, off: UOff4) []
+                    => enc(0xbd000000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 12, uscaled::<4>)]);
+                ld1_2x16b:  "ld1 {{l}}, [{n}]"                   (l: VPair16b, n: XnSp) []
+                    => enc(0x4c40a000, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                st1_2x16b:  "st1 {{l}}, [{n}]"                   (l: VPair16b, n: XnSp) []
+                    => enc(0x4c00a000, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                ld1_3x16b_post: "ld1 {{l}}, [{n}], #48"          (l: VTriple16b, n: XnSp) []
+                    => enc(0x4cdf6000, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                st1_3x16b_post: "st1 {{l}}, [{n}], #48"          (l: VTriple16b, n: XnSp) []
+                    => enc(0x4c9f6000, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                ld1_3x2d_post: "ld1 {{l}}, [{n}], #48"           (l: VTriple2d, n: XnSp) []
+                    => enc(0x4cdf6c00, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                st1_4s:     "st1 {{t}.4s}, [{n}]"                (t: Vn, n: XnSp) []
+                    => enc(0x4c007800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// Load 8 bytes into both `.d` lanes.
+                ld1r_2d:    "ld1r {{t}.2d}, [{n}]"               (t: Vn, n: XnSp) []
+                    => enc(0x4d40cc00, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// Load 8 bytes into lane i of a `.d` element (the other lane kept).
+                ld1_d:      "ld1 {{t}.d}[{i}], [{n}]"            (t: Vn, i: Lane, n: XnSp) []
+                    => enc(0x0d408400, &[fld(0, 0, 5), mapped(1, 30, 1, lane_d), fld(2, 5, 5)]);
         }
     };
 }

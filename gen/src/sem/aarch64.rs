@@ -385,6 +385,10 @@ fn bytes2(a: &Vector, b: &Vector, f: impl Fn(u8, u8) -> u8) -> Vector {
 fn words2(a: &Vector, b: &Vector, f: impl Fn(u32, u32) -> u32) -> Vector {
     from_s(std::array::from_fn(|i| f(s(a, i), s(b, i))))
 }
+fn halves2(a: &Vector, b: &Vector, f: impl Fn(u16, u16) -> u16) -> Vector {
+    let h = |v: &Vector, i: usize| u16::from_le_bytes([v[2 * i], v[2 * i + 1]]);
+    std::array::from_fn(|i| f(h(a, i / 2), h(b, i / 2)).to_le_bytes()[i % 2])
+}
 fn dwords2(a: &Vector, b: &Vector, f: impl Fn(u64, u64) -> u64) -> Vector {
     from_q(f(q(a, 0), q(b, 0)), f(q(a, 1), q(b, 1)))
 }
@@ -1051,6 +1055,62 @@ static SEMS: &[Sem] = sems! {
         let (a, i) = (gpr(m, &o[2]), imm(&o[1]) as usize);
         let d = vec(m, &o[0]);
         m.mem.write(a, &d[4 * i..4 * i + 4])
+    };
+    ldr_w_reg [W, R, R] Some(1), 0, 0, 4, false, |m, o| ldst_reg(m, o, 4, false);
+    and_w_lsr [W, R, R, O] NB, 0, 0, 0, false, |m, o| logic(m, o, Some(Sh::Lsr), |a, b| a & b);
+    and_w_lsl [W, R, R, O] NB, 0, 0, 0, false, |m, o| logic(m, o, Some(Sh::Lsl), |a, b| a & b);
+    orr_w_ror [W, R, R, O] NB, 0, 0, 0, false, |m, o| logic(m, o, Some(Sh::Ror), |a, b| a | b);
+    add_w_lsl [W, R, R, O] NB, 0, 0, 0, false, |m, o| logic(m, o, Some(Sh::Lsl), u64::wrapping_add);
+    adc_w [W, R, R] NB, C, 0, 0, false, |m, o| arith(m, o, b'c', false);
+    clz_w [W, R] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], (gpr(m, &o[1]) as u32).leading_zeros() as u64);
+    rbit_w [W, R] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], (gpr(m, &o[1]) as u32).reverse_bits() as u64);
+    b_mi [O] NB, N, 0, 0, false, flow |m, o| branch(m, o, |f| f & N != 0);
+    cinc_lo [W, R] NB, C, 0, 0, false, |m, o| {
+        let v = gpr(m, &o[1]).wrapping_add(u64::from(m.state.flags & C == 0));
+        set_gpr(m, &o[0], v)
+    };
+    add_imm_lsl12 [W, R, O] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], gpr(m, &o[1]).wrapping_add(gpr(m, &o[2]) << 12));
+    tbnz_x [R, O, O] NB, 0, 0, 0, false, flow |m, o| tbranch(m, o, true);
+    dsb_sy [] NB, 0, 0, 0, false, |m, o| Ok(());
+    isb [] NB, 0, 0, 0, false, |m, o| Ok(());
+    rev16_16b [W, R] NB, 0, 0, 0, false, |m, o| v2(m, o, |a| std::array::from_fn(|i| a[i ^ 1]));
+    rev32_8b [W, R] NB, 0, 0, 0, false, |m, o| v2(m, o, |a| std::array::from_fn(|i| if i < 8 { a[i ^ 3] } else { 0 }));
+    add_16b [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| bytes2(a, b, u8::wrapping_add));
+    add_8h [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| halves2(a, b, u16::wrapping_add));
+    add_2s [W, R, R] NB, 0, 0, 0, false, |m, o| {
+        v3(m, o, |a, b| { let r = words2(a, b, u32::wrapping_add); from_s([s(&r, 0), s(&r, 1), 0, 0]) })
+    };
+    cmhi_4s [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| words2(a, b, |x, y| if x > y { !0 } else { 0 }));
+    addv_4s [W, R] NB, 0, 0, 0, false, |m, o| {
+        v2(m, o, |a| from_s([(0..4).fold(0u32, |acc, i| acc.wrapping_add(s(a, i))), 0, 0, 0]))
+    };
+    movi_8h [W, O] NB, 0, 0, 0, false, |m, o| {
+        let b = imm(&o[1]) as u8;
+        set_vec(m, &o[0], std::array::from_fn(|i| if i % 2 == 0 { b } else { 0 }))
+    };
+    umov_s [W, R, O] NB, 0, 0, 0, false, |m, o| {
+        let x = s(&vec(m, &o[1]), imm(&o[2]) as usize);
+        set_gpr(m, &o[0], x as u64)
+    };
+    ldr_s [W, R, O] Some(1), 0, 0, 4, false, |m, o| ldst(m, o, 4, false, Mode::Off);
+    str_s [R, R, O] Some(1), 0, 0, 4, false, |m, o| ldst(m, o, 4, true, Mode::Off);
+    ld1_2x16b [W, R] Some(1), 0, 0, 32, false, |m, o| ldst_multi(m, o, 2, false, false, false);
+    st1_2x16b [R, R] Some(1), 0, 0, 32, false, |m, o| ldst_multi(m, o, 2, false, true, false);
+    ld1_3x16b_post [W, RW] Some(1), 0, 0, 48, false, |m, o| ldst_multi(m, o, 3, false, false, true);
+    st1_3x16b_post [R, RW] Some(1), 0, 0, 48, false, |m, o| ldst_multi(m, o, 3, false, true, true);
+    ld1_3x2d_post [W, RW] Some(1), 0, 0, 48, false, |m, o| ldst_multi(m, o, 3, false, false, true);
+    st1_4s [R, R] Some(1), 0, 0, 16, false, |m, o| st1(m, o, false);
+    ld1r_2d [W, R] Some(1), 0, 0, 8, false, |m, o| {
+        let a = gpr(m, &o[1]);
+        let b = load(m, a, 8)?;
+        set_vec(m, &o[0], std::array::from_fn(|i| b[i % 8]))
+    };
+    ld1_d [RW, O, R] Some(2), 0, 0, 8, false, |m, o| {
+        let (a, i) = (gpr(m, &o[2]), imm(&o[1]) as usize);
+        let b = load(m, a, 8)?;
+        let mut d = vec(m, &o[0]);
+        d[8 * i..8 * i + 8].copy_from_slice(&b);
+        set_vec(m, &o[0], d)
     };
 };
 
