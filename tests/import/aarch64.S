@@ -1,6 +1,6 @@
 // Hand-written functions for the importer's round trip (tests/tests/import.rs): one per family of forms,
 // each a leaf with the AAPCS64 landing pad, only caller-saved registers, and a loop.
-	.arch	armv8.2-a+crypto+sha2+sha3
+	.arch	armv8.2-a+crypto+sha2+sha3+sm4
 	.text
 
 	.globl	imp_sha
@@ -127,6 +127,26 @@ imp_tables:
 2:
 	ret
 	.size	imp_tables, .-imp_tables
+
+	.globl	imp_sm3
+	.type	imp_sm3, %function
+imp_sm3:
+	hint	#34
+	ld1	{v0.4s, v1.4s}, [x0]
+1:
+	ld1	{v4.16b, v5.16b, v6.16b, v7.16b}, [x1], #64
+	sm3partw1	v8.4s, v4.4s, v7.4s
+	sm3partw2	v8.4s, v5.4s, v6.4s
+	sm3ss1	v9.4s, v0.4s, v16.4s, v1.4s
+	sm3tt1a	v0.4s, v9.4s, v4.s[0]
+	sm3tt1b	v0.4s, v9.4s, v4.s[1]
+	sm3tt2a	v1.4s, v9.4s, v5.s[2]
+	sm3tt2b	v1.4s, v9.4s, v5.s[3]
+	subs	x2, x2, #1
+	b.ne	1b
+	st1	{v0.4s, v1.4s}, [x0]
+	ret
+	.size	imp_sm3, .-imp_sm3
 
 	.section	.rodata
 	.p2align	4

@@ -140,7 +140,7 @@ fn importer_aarch64_hand_written_forms_round_trip() {
     round_trip_hand_written(
         "aarch64.S",
         &GAS_AARCH64,
-        &["imp_sha", "imp_scalar", "imp_permutes", "imp_words", "imp_tables"],
+        &["imp_sha", "imp_scalar", "imp_permutes", "imp_words", "imp_tables", "imp_sm3"],
     );
 }
 

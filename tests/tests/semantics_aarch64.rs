@@ -30,7 +30,8 @@ fn cpu_has(f: &str) -> bool {
         "pmull" => std::arch::is_aarch64_feature_detected!("pmull"),
         "aes" => std::arch::is_aarch64_feature_detected!("aes"),
         "sha3" => std::arch::is_aarch64_feature_detected!("sha3"),
-        "sm4" => std::arch::is_aarch64_feature_detected!("sm4"),
+        // std's `sm4` is SM3 and SM4 together.
+        "sm3" | "sm4" => std::arch::is_aarch64_feature_detected!("sm4"),
         // std's `sha2` is SHA1 and SHA2 together.
         "sha1" | "sha2" => std::arch::is_aarch64_feature_detected!("sha2"),
         // std names FEAT_SHA512 together with FEAT_SHA3.

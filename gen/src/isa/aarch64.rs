@@ -41,6 +41,9 @@ crate::define_features! {
         /// SHA-1 hash updates and message schedule: `sha1c`, `sha1p`, `sha1m`, `sha1h`, `sha1su0`, `sha1su1`
         /// (FEAT_SHA1; Linux HWCAP `sha1`).
         Sha1 = "sha1",
+        /// SM3 hash rounds and message expansion: `sm3ss1`, `sm3tt1a`, `sm3tt1b`, `sm3tt2a`, `sm3tt2b`,
+        /// `sm3partw1`, `sm3partw2` (FEAT_SM3; Linux HWCAP `sm3`).
+        Sm3 = "sm3",
     }
 }
 
@@ -1457,6 +1460,29 @@ macro_rules! aarch64_table {
                 /// Load 8 bytes into lane i of a `.d` element (the other lane kept).
                 ld1_d:      "ld1 {{t}.d}[{i}], [{n}]"            (t: Vn, i: Lane, n: XnSp) []
                     => enc(0x0d408400, &[fld(0, 0, 5), mapped(1, 30, 1, lane_d), fld(2, 5, 5)]);
+
+                // --- SM3 (FEAT_SM3): the state is four 32-bit words, the top lane the newest ------------------------
+                /// `d.s[3] = rol(rol(n.s[3], 12) + m.s[3] + a.s[3], 7)`, lanes 0..2 zero.
+                sm3ss1:     "sm3ss1 {d}.4s, {n}.4s, {m}.4s, {a}.4s" (d: Vn, n: Vn, m: Vn, a: Vn) [Sm3]
+                    => enc(0xce400000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), fld(3, 10, 5)]);
+                /// TT1 of a round 0..15 (XOR of the state words), with W' from lane i of m.
+                sm3tt1a:    "sm3tt1a {d}.4s, {n}.4s, {m}.s[{i}]" (d: Vn, n: Vn, m: Vn, i: LaneS) [Sm3]
+                    => enc(0xce408000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), mapped(3, 12, 2, lane_s)]);
+                /// TT1 of a round 16..63 (majority of the state words), with W' from lane i of m.
+                sm3tt1b:    "sm3tt1b {d}.4s, {n}.4s, {m}.s[{i}]" (d: Vn, n: Vn, m: Vn, i: LaneS) [Sm3]
+                    => enc(0xce408400, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), mapped(3, 12, 2, lane_s)]);
+                /// TT2 of a round 0..15 (XOR of the state words), with W from lane i of m.
+                sm3tt2a:    "sm3tt2a {d}.4s, {n}.4s, {m}.s[{i}]" (d: Vn, n: Vn, m: Vn, i: LaneS) [Sm3]
+                    => enc(0xce408800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), mapped(3, 12, 2, lane_s)]);
+                /// TT2 of a round 16..63 (choice of the state words), with W from lane i of m.
+                sm3tt2b:    "sm3tt2b {d}.4s, {n}.4s, {m}.s[{i}]" (d: Vn, n: Vn, m: Vn, i: LaneS) [Sm3]
+                    => enc(0xce408c00, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), mapped(3, 12, 2, lane_s)]);
+                /// The first half of the message expansion of four words.
+                sm3partw1:  "sm3partw1 {d}.4s, {n}.4s, {m}.4s"   (d: Vn, n: Vn, m: Vn) [Sm3]
+                    => enc(0xce60c000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// The second half of the message expansion of four words.
+                sm3partw2:  "sm3partw2 {d}.4s, {n}.4s, {m}.4s"   (d: Vn, n: Vn, m: Vn) [Sm3]
+                    => enc(0xce60c400, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
         }
     };
 }

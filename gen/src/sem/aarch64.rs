@@ -1112,7 +1112,65 @@ static SEMS: &[Sem] = sems! {
         d[8 * i..8 * i + 8].copy_from_slice(&b);
         set_vec(m, &o[0], d)
     };
+    sm3ss1 [W, R, R, R] NB, 0, 0, 0, false, |m, o| {
+        let (n, mm, a) = (s(&vec(m, &o[1]), 3), s(&vec(m, &o[2]), 3), s(&vec(m, &o[3]), 3));
+        set_vec(m, &o[0], from_s([0, 0, 0, n.rotate_left(12).wrapping_add(mm).wrapping_add(a).rotate_left(7)]))
+    };
+    sm3tt1a [RW, R, R, O] NB, 0, 0, 0, false, |m, o| sm3tt(m, o, true, false);
+    sm3tt1b [RW, R, R, O] NB, 0, 0, 0, false, |m, o| sm3tt(m, o, true, true);
+    sm3tt2a [RW, R, R, O] NB, 0, 0, 0, false, |m, o| sm3tt(m, o, false, false);
+    sm3tt2b [RW, R, R, O] NB, 0, 0, 0, false, |m, o| sm3tt(m, o, false, true);
+    sm3partw1 [RW, R, R] NB, 0, 0, 0, false, |m, o| { let d = vec(m, &o[0]); v3(m, o, |n, w| sm3_partw1(&d, n, w)) };
+    sm3partw2 [RW, R, R] NB, 0, 0, 0, false, |m, o| { let d = vec(m, &o[0]); v3(m, o, |n, w| sm3_partw2(&d, n, w)) };
 };
+
+/// SM3's P1 permutation.
+fn sm3_p1(x: u32) -> u32 {
+    x ^ x.rotate_left(15) ^ x.rotate_left(23)
+}
+
+/// `sm3tt1a/b` (`one`) or `sm3tt2a/b`: one compression step on the state d (words: d.s[3] the newest), `b`
+/// choosing the boolean function of rounds 16..63; the new word goes to the top lane, the others shift down.
+fn sm3tt(m: &mut Machine<'_>, o: &[Operand], one: bool, b: bool) -> Result<(), Fault> {
+    let (d, n, w) = (vec(m, &o[0]), vec(m, &o[1]), s(&vec(m, &o[2]), imm(&o[3]) as usize));
+    let (d0, d1, d2, d3) = (s(&d, 0), s(&d, 1), s(&d, 2), s(&d, 3));
+    let f = match (one, b) {
+        (_, false) => d1 ^ d2 ^ d3,
+        (true, true) => (d3 & d1) | (d3 & d2) | (d1 & d2),
+        (false, true) => (d3 & d2) | (!d3 & d1),
+    };
+    let (top, rot) = if one {
+        let ss2 = s(&n, 3) ^ d3.rotate_left(12);
+        (f.wrapping_add(d0).wrapping_add(ss2).wrapping_add(w), 9)
+    } else {
+        (sm3_p0(f.wrapping_add(d0).wrapping_add(s(&n, 3)).wrapping_add(w)), 19)
+    };
+    set_vec(m, &o[0], from_s([d1, d2.rotate_left(rot), d3, top]))
+}
+
+/// SM3's P0 permutation.
+fn sm3_p0(x: u32) -> u32 {
+    x ^ x.rotate_left(9) ^ x.rotate_left(17)
+}
+
+/// `sm3partw1`: `(d ^ n) ^ rol(m, 15)` over lanes 0..2 (m's lanes 1..3), lane 3 from the new lane 0, then P1.
+fn sm3_partw1(d: &Vector, n: &Vector, w: &Vector) -> Vector {
+    let x = words2(d, n, |a, b| a ^ b);
+    let mut r = [0u32; 4];
+    for i in 0..3 {
+        r[i] = sm3_p1(s(&x, i) ^ s(w, i + 1).rotate_left(15));
+    }
+    r[3] = sm3_p1(s(&x, 3) ^ r[0].rotate_left(15));
+    from_s(r)
+}
+
+/// `sm3partw2`: `d ^ n ^ rol(m, 7)` in every lane, lane 3 also XORed with P1(rol(lane 0 of `n ^ rol(m, 7)`, 15)).
+fn sm3_partw2(d: &Vector, n: &Vector, w: &Vector) -> Vector {
+    let t = words2(n, w, |a, b| a ^ b.rotate_left(7));
+    let mut r: [u32; 4] = std::array::from_fn(|i| s(d, i) ^ s(&t, i));
+    r[3] ^= sm3_p1(s(&t, 0).rotate_left(15));
+    from_s(r)
+}
 
 /// `ld1 {t.16b}, [n]` (post-index: `n += 16`).
 fn ld1(m: &mut Machine<'_>, o: &[Operand], post: bool) -> Result<(), Fault> {
