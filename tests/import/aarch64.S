@@ -121,6 +121,10 @@ imp_tables:
 	st1	{v0.16b, v1.16b}, [x0]
 	st1	{v2.16b, v3.16b, v4.16b}, [x0], #48
 	st1	{v16.4s}, [x0]
+	and	w15, w3, #0x3
+	and	w16, w3, #0xfffffff0
+	mov	x17, #0x400000000000000
+	mov	w17, #0x1000000
 	subs	x14, x14, #1
 	b.mi	2f
 	tbnz	x14, #40, 1b

@@ -164,6 +164,13 @@ fn operands(rng: &mut Rng, op: Op, base: u8) -> Option<(Vec<Operand>, u32)> {
             "Bit32" => imm(rng, 32, 0),
             "MovShift" => Operand::Imm(16 * rng.below(2) as i64),
             "BitImm64" => Operand::Imm(bitmask(rng) as i64),
+            // A 64-bit pattern of elements of at most 32 bits is the 32-bit one twice.
+            "BitImm32" => loop {
+                let b = bitmask(rng);
+                if b >> 32 == b & 0xffff_ffff {
+                    break Operand::Imm((b & 0xffff_ffff) as i64);
+                }
+            },
             k => panic!("no generator for kind {k}"),
         });
     }

@@ -271,11 +271,15 @@ kinds! {
     LaneB { i32 => |i| Operand::Imm(i as i64) }
     /// A bit number 0..31 of a 32-bit register (`tbz`/`tbnz` on `wN`).
     Bit32 { i32 => |i| Operand::Imm(i as i64) }
-    /// The left shift of a 16-bit immediate (`movk ..., lsl #16`): 0 or 16 for 32-bit registers.
+    /// The left shift of a 16-bit immediate (`movk ..., lsl #16`): 0 or 16 for 32-bit registers, 0, 16, 32 or 48
+    /// for 64-bit ones.
     MovShift { i32 => |i| Operand::Imm(i as i64) }
     /// A 64-bit logical immediate (`and`/`orr`/`eor`/`tst`): a run of ones, rotated, replicated in elements of
     /// 2, 4, 8, 16, 32 or 64 bits (not 0, not all ones). The operand is the 64-bit pattern as an `i64`.
     BitImm64 { u64 => |i| Operand::Imm(i as i64), i64 => |i| Operand::Imm(i) }
+    /// A 32-bit logical immediate (`and`/`orr`/`eor` on `wN`): as [`BitImm64`], in elements of 2..=32 bits. The
+    /// operand is the 32-bit pattern (an `i32` is taken as its bits).
+    BitImm32 { u32 => |i| Operand::Imm(i64::from(i)), i32 => |i| Operand::Imm(i64::from(i as u32)) }
     /// A branch target or the address of a constant.
     Target { &Label => |l| Operand::Label(l.clone()), Label => |l| Operand::Label(l) }
 }
@@ -420,6 +424,11 @@ fn hw32(s: i64) -> Result<i64, OutOfRange> {
     Range::new("shift", 0, 16).step(16).note("for 32-bit registers").check(s).map(|s| s / 16)
 }
 
+/// `movz`'s `lsl #s` of a 64-bit register as hw = s / 16: s is 0, 16, 32 or 48.
+fn hw64(s: i64) -> Result<i64, OutOfRange> {
+    Range::new("shift", 0, 48).step(16).note("for 64-bit registers").check(s).map(|s| s / 16)
+}
+
 /// A 64-bit logical immediate as N:immr:imms (13 bits): the pattern `v` must be one element of `e` bits (2, 4,
 /// ..., 64) replicated, the element a run of `k` ones (0 < k < e) rotated right by `r`; then N = (e == 64),
 /// immr = r, imms = the element size's prefix with k - 1 (the Arm ARM's DecodeBitMasks, inverted).
@@ -450,6 +459,13 @@ pub fn bitmask64(v: i64) -> Result<i64, OutOfRange> {
         range: Range::new("logical immediate", 0, 0)
             .note("(encodable: a rotated run of ones replicated in 2..=64-bit elements, not 0 or all ones)"),
     })
+}
+
+/// A 32-bit logical immediate as N:immr:imms (N is 0): the pattern, 0..=u32::MAX, replicated to 64 bits and
+/// encoded as [`bitmask64`] does.
+pub fn bitmask32(v: i64) -> Result<i64, OutOfRange> {
+    Range::new("logical immediate", 0, i64::from(u32::MAX)).note("for 32-bit registers").check(v)?;
+    bitmask64(v | (v << 32)).map_err(|e| OutOfRange { value: v, ..e })
 }
 
 /// A branch offset in bytes: a multiple of 4 within the `BITS`-bit word offset field.
@@ -1460,6 +1476,15 @@ macro_rules! aarch64_table {
                 /// Load 8 bytes into lane i of a `.d` element (the other lane kept).
                 ld1_d:      "ld1 {{t}.d}[{i}], [{n}]"            (t: Vn, i: Lane, n: XnSp) []
                     => enc(0x0d408400, &[fld(0, 0, 5), mapped(1, 30, 1, lane_d), fld(2, 5, 5)]);
+                /// `d = imm << s` (MOVZ; GNU as and objdump write `mov` with the shifted value).
+                movz_lsl:   "movz {d}, #{imm}, lsl #{s}"         (d: Xn, imm: Imm12, s: MovShift) []
+                    => enc(0xd2800000, &[fld(0, 0, 5), mapped(1, 5, 16, uimm::<16>), mapped(2, 21, 2, hw64)]);
+                /// `d = imm << s`, 32-bit (s is 0 or 16).
+                movz_w_lsl: "movz {d}, #{imm}, lsl #{s}"         (d: Wn, imm: Imm12, s: MovShift) []
+                    => enc(0x52800000, &[fld(0, 0, 5), mapped(1, 5, 16, uimm::<16>), mapped(2, 21, 1, hw32)]);
+                /// `d = n & imm`, a 32-bit logical immediate.
+                and_w_imm:  "and {d}, {n}, #{imm}"               (d: WnSp, n: Wn, imm: BitImm32) []
+                    => enc(0x12000000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 13, bitmask32)]);
 
                 // --- SM3 (FEAT_SM3): the state is four 32-bit words, the top lane the newest ------------------------
                 /// `d.s[3] = rol(rol(n.s[3], 12) + m.s[3] + a.s[3], 7)`, lanes 0..2 zero.

@@ -1112,6 +1112,9 @@ static SEMS: &[Sem] = sems! {
         d[8 * i..8 * i + 8].copy_from_slice(&b);
         set_vec(m, &o[0], d)
     };
+    movz_lsl [W, O, O] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], (imm(&o[1]) as u64) << imm(&o[2]));
+    movz_w_lsl [W, O, O] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], (imm(&o[1]) as u64) << imm(&o[2]));
+    and_w_imm [W, R, O] NB, 0, 0, 0, false, |m, o| logic(m, o, None, |a, b| a & b);
     sm3ss1 [W, R, R, R] NB, 0, 0, 0, false, |m, o| {
         let (n, mm, a) = (s(&vec(m, &o[1]), 3), s(&vec(m, &o[2]), 3), s(&vec(m, &o[3]), 3));
         set_vec(m, &o[0], from_s([0, 0, 0, n.rotate_left(12).wrapping_add(mm).wrapping_add(a).rotate_left(7)]))
