@@ -1159,10 +1159,8 @@ fn sm3_p0(x: u32) -> u32 {
 /// `sm3partw1`: `(d ^ n) ^ rol(m, 15)` over lanes 0..2 (m's lanes 1..3), lane 3 from the new lane 0, then P1.
 fn sm3_partw1(d: &Vector, n: &Vector, w: &Vector) -> Vector {
     let x = words2(d, n, |a, b| a ^ b);
-    let mut r = [0u32; 4];
-    for i in 0..3 {
-        r[i] = sm3_p1(s(&x, i) ^ s(w, i + 1).rotate_left(15));
-    }
+    let mut r: [u32; 4] =
+        std::array::from_fn(|i| if i < 3 { sm3_p1(s(&x, i) ^ s(w, i + 1).rotate_left(15)) } else { 0 });
     r[3] = sm3_p1(s(&x, 3) ^ r[0].rotate_left(15));
     from_s(r)
 }
