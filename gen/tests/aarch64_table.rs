@@ -38,6 +38,7 @@ fn sample(kind: &str, pos: usize, set: usize, lane: &mut usize) -> Operand {
         // address/immediate-arithmetic position that admits sp.
         "Xn" if x == 31 => Operand::Xzr,
         "Xn" => Operand::X(x),
+        "Xm" => Operand::X(x.min(30)),
         "XnSp" if set == 2 => Operand::Sp,
         "Wn" if x == 31 => Operand::Wzr,
         "Wn" => Operand::W(x),

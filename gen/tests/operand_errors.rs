@@ -595,7 +595,8 @@ fn fixed_width_registers_fit_their_fields() {
         for (i, k) in info.kinds.iter().enumerate() {
             if matches!(
                 *k,
-                "Xn" | "XnSp"
+                "Xn" | "Xm"
+                    | "XnSp"
                     | "Wn"
                     | "WnSp"
                     | "Vn"

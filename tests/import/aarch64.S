@@ -121,6 +121,7 @@ imp_tables:
 	st1	{v0.16b, v1.16b}, [x0]
 	st1	{v2.16b, v3.16b, v4.16b}, [x0], #48
 	st1	{v16.4s}, [x0]
+	st1	{v3.16b}, [x0], x5
 	and	w15, w3, #0x3
 	and	w16, w3, #0xfffffff0
 	mov	x17, #0x400000000000000

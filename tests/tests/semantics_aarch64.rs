@@ -122,7 +122,7 @@ fn operands(rng: &mut Rng, op: Op, base: u8) -> Option<(Vec<Operand>, u32)> {
         ops.push(match *k {
             "XnSp" if mem_base == Some(i) => Operand::X(base),
             "Xn" if rng.below(16) == 0 => Operand::Xzr,
-            "Xn" | "XnSp" => x(rng, &mut used),
+            "Xn" | "Xm" | "XnSp" => x(rng, &mut used),
             "Wn" if rng.below(16) == 0 => Operand::Wzr,
             "Wn" | "WnSp" => match x(rng, &mut used) {
                 Operand::X(n) => Operand::W(n),

@@ -14,6 +14,7 @@ impl Operands32 for Aarch64 {
         let n = u8::try_from(v).ok().filter(|n| *n < 32);
         Some(match kind {
             "Xn" => n.map(|n| if n == 31 { Operand::Xzr } else { Operand::X(n) })?,
+            "Xm" => n.filter(|n| *n < 31).map(Operand::X)?,
             "XnSp" => n.map(|n| if n == 31 { Operand::Sp } else { Operand::X(n) })?,
             "Wn" => n.map(|n| if n == 31 { Operand::Wzr } else { Operand::W(n) })?,
             "WnSp" => n.map(|n| if n == 31 { Operand::Wsp } else { Operand::W(n) })?,

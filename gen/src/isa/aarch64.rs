@@ -204,6 +204,9 @@ fn v_checked(v: V, view: fn(u8) -> Operand) -> Operand {
 kinds! {
     /// A general-purpose register where number 31 is `xzr`.
     Xn { X => |x| x_checked(x), Xzr => |_z| Operand::Xzr }
+    /// A general-purpose register x0..x30, neither `xzr` nor `sp` (a post-index increment register: number 31
+    /// there encodes the immediate form).
+    Xm { X => |x| x_checked(x) }
     /// A general-purpose register where number 31 is `sp` (address bases, `add`/`sub` immediate).
     XnSp { X => |x| x_checked(x), Sp => |_s| Operand::Sp }
     /// A general-purpose register as its 32-bit view `wN` (byte loads and stores), from the `X` or `XZR` the
@@ -1476,6 +1479,9 @@ macro_rules! aarch64_table {
                 /// Load 8 bytes into lane i of a `.d` element (the other lane kept).
                 ld1_d:      "ld1 {{t}.d}[{i}], [{n}]"            (t: Vn, i: Lane, n: XnSp) []
                     => enc(0x0d408400, &[fld(0, 0, 5), mapped(1, 30, 1, lane_d), fld(2, 5, 5)]);
+                /// Store with a register post-index: `[n] = t; n += m`.
+                st1_16b_reg_post: "st1 {{t}.16b}, [{n}], {m}"    (t: Vn, n: XnSp, m: Xm) []
+                    => enc(0x4c807000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
                 /// `d = imm << s` (MOVZ; GNU as and objdump write `mov` with the shifted value).
                 movz_lsl:   "movz {d}, #{imm}, lsl #{s}"         (d: Xn, imm: Imm12, s: MovShift) []
                     => enc(0xd2800000, &[fld(0, 0, 5), mapped(1, 5, 16, uimm::<16>), mapped(2, 21, 2, hw64)]);

@@ -1112,6 +1112,12 @@ static SEMS: &[Sem] = sems! {
         d[8 * i..8 * i + 8].copy_from_slice(&b);
         set_vec(m, &o[0], d)
     };
+    st1_16b_reg_post [R, RW, R] Some(1), 0, 0, 16, false, |m, o| {
+        let (a, v) = (gpr(m, &o[1]), vec(m, &o[0]));
+        m.mem.write(a, &v)?;
+        let inc = gpr(m, &o[2]);
+        set_gpr(m, &o[1], a.wrapping_add(inc))
+    };
     movz_lsl [W, O, O] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], (imm(&o[1]) as u64) << imm(&o[2]));
     movz_w_lsl [W, O, O] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], (imm(&o[1]) as u64) << imm(&o[2]));
     and_w_imm [W, R, O] NB, 0, 0, 0, false, |m, o| logic(m, o, None, |a, b| a & b);
