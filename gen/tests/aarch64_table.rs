@@ -38,6 +38,7 @@ fn sample(kind: &str, pos: usize, set: usize, lane: &mut usize) -> Operand {
         // address/immediate-arithmetic position that admits sp.
         "Xn" if x == 31 => Operand::Xzr,
         "Xn" => Operand::X(x),
+        "Xm" => Operand::X(x.min(30)),
         "XnSp" if set == 2 => Operand::Sp,
         "Wn" if x == 31 => Operand::Wzr,
         "Wn" => Operand::W(x),
@@ -51,6 +52,7 @@ fn sample(kind: &str, pos: usize, set: usize, lane: &mut usize) -> Operand {
         "VListS" => Operand::List4(v, "s"),
         "VList2d" => Operand::List4(v, "2d"),
         "VTriple16b" => Operand::List3(v, "16b"),
+        "VTriple2d" => Operand::List3(v, "2d"),
         "VPair16b" => Operand::List2(v, "16b"),
         "VPair2d" => Operand::List2(v, "2d"),
         "VPair4s" => Operand::List2(v, "4s"),
@@ -79,6 +81,7 @@ fn sample(kind: &str, pos: usize, set: usize, lane: &mut usize) -> Operand {
         "Bit32" => pick([0, 31, 17]),
         "MovShift" => pick([0, 16, 16]),
         // Element sizes 64, 2, 32 and 8 bits; rotations 4, 0, 16 and 3.
+        "BitImm32" => pick([0xffff_fff0, 0x5555_5555, 0x00ff_ff00]),
         "BitImm64" => pick([0xffff_ffff_ffff_fff0_u64 as i64, 0x5555_5555_5555_5555, 0x00ff_ff00_00ff_ff00]),
         "SOff" => pick([16, -256, 240]),
         other => panic!("no sample operands for kind {other}"),
@@ -398,6 +401,11 @@ fn logical_immediates_encode_and_reject() {
     for v in [0u64, u64::MAX, 5, 0x0f0f_0f0f_0f0f_0f0e, 0x1234_5678_9abc_def0] {
         let e = bitmask64(v as i64).unwrap_err();
         assert!(e.to_string().starts_with("logical immediate"), "{e}");
+    }
+    // 32-bit patterns: N stays 0; a value beyond 32 bits or without a rotated run is rejected.
+    assert_eq!(asmgen::isa::aarch64::bitmask32(0xffff_fff0), Ok(0x71b));
+    for v in [0, 0xffff_ffff, 0x1_0000_0000, -1, 0x1234_5678] {
+        assert!(asmgen::isa::aarch64::bitmask32(v).is_err(), "{v:#x}");
     }
 }
 

@@ -631,7 +631,8 @@ fn fixed_width_registers_fit_their_fields() {
         for (i, k) in info.kinds.iter().enumerate() {
             if matches!(
                 *k,
-                "Xn" | "XnSp"
+                "Xn" | "Xm"
+                    | "XnSp"
                     | "Wn"
                     | "WnSp"
                     | "Vn"
@@ -643,6 +644,7 @@ fn fixed_width_registers_fit_their_fields() {
                     | "VListS"
                     | "VList2d"
                     | "VTriple16b"
+                    | "VTriple2d"
                     | "VPair16b"
                     | "VPair2d"
                     | "VPair4s"

@@ -111,6 +111,8 @@ pub(crate) fn detect(feature: &str) -> Option<bool> {
         "aes" => Some(d!("aes")),
         "sha3" => Some(d!("sha3")),
         "sm4" => Some(d!("sm4")),
+        // std's `sm4` is HWCAP SM3 and SM4 together (std has no name for SM3 alone).
+        "sm3" => Some(d!("sm4")),
         // std's `sha2` is HWCAP SHA1 and SHA2 together (std has no name for SHA1 alone).
         "sha1" | "sha2" => Some(d!("sha2")),
         // std has no name for HWCAP SHA512 alone: its `sha3` is SHA3 and SHA512 together (both come with the

@@ -139,6 +139,26 @@ fn a_register_offset_lookup_by_a_secret_index_is_flagged() {
     assert_eq!(ct::run(&lookup(false), LEAKY, 0, false, ()), vec![]);
 }
 
+/// A word lookup `ldr w, [x, x]` (the T-table form): a secret index, masked by a 32-bit logical immediate, is
+/// flagged; a public one is not.
+#[test]
+fn a_register_offset_word_lookup_by_a_secret_index_is_flagged() {
+    let lookup = |secret: bool| {
+        hand_built(move |b| {
+            if secret {
+                b.and_w_lsr(X4, X2, X2, 8);
+            } else {
+                b.movz(X4, 5);
+            }
+            b.and_w_imm(X4, X4, 0x3c_u32);
+            b.ldr_w_reg(X6, X0, X4);
+        })
+    };
+    let found = ct::run(&lookup(true), LEAKY, 0, false, ());
+    assert!(found.iter().any(|f| f.what.starts_with("memory address") && f.inst.starts_with("ldr_w_reg")), "{found:?}");
+    assert_eq!(ct::run(&lookup(false), LEAKY, 0, false, ()), vec![]);
+}
+
 #[test]
 fn a_bit_test_branch_on_a_secret_is_flagged_and_eor_with_itself_clears_the_taint() {
     let branch = |clear: bool| {

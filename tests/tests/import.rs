@@ -145,7 +145,11 @@ fn importer_x86_64_hand_written_forms_round_trip() {
 
 #[test]
 fn importer_aarch64_hand_written_forms_round_trip() {
-    round_trip_hand_written("aarch64.S", &GAS_AARCH64, &["imp_sha", "imp_scalar", "imp_permutes", "imp_words"]);
+    round_trip_hand_written(
+        "aarch64.S",
+        &GAS_AARCH64,
+        &["imp_sha", "imp_scalar", "imp_permutes", "imp_words", "imp_tables", "imp_sm3"],
+    );
 }
 
 #[test]

@@ -30,7 +30,8 @@ fn cpu_has(f: &str) -> bool {
         "pmull" => std::arch::is_aarch64_feature_detected!("pmull"),
         "aes" => std::arch::is_aarch64_feature_detected!("aes"),
         "sha3" => std::arch::is_aarch64_feature_detected!("sha3"),
-        "sm4" => std::arch::is_aarch64_feature_detected!("sm4"),
+        // std's `sm4` is SM3 and SM4 together.
+        "sm3" | "sm4" => std::arch::is_aarch64_feature_detected!("sm4"),
         // std's `sha2` is SHA1 and SHA2 together.
         "sha1" | "sha2" => std::arch::is_aarch64_feature_detected!("sha2"),
         // std names FEAT_SHA512 together with FEAT_SHA3.
@@ -121,14 +122,14 @@ fn operands(rng: &mut Rng, op: Op, base: u8) -> Option<(Vec<Operand>, u32)> {
         ops.push(match *k {
             "XnSp" if mem_base == Some(i) => Operand::X(base),
             "Xn" if rng.below(16) == 0 => Operand::Xzr,
-            "Xn" | "XnSp" => x(rng, &mut used),
+            "Xn" | "Xm" | "XnSp" => x(rng, &mut used),
             "Wn" if rng.below(16) == 0 => Operand::Wzr,
             "Wn" | "WnSp" => match x(rng, &mut used) {
                 Operand::X(n) => Operand::W(n),
                 _ => unreachable!(),
             },
-            "Vn" | "VList16b" | "VList4s" | "VListS" | "VList2d" | "VTriple16b" | "VPair16b" | "VPair2d"
-            | "VPair4s" => {
+            "Vn" | "VList16b" | "VList4s" | "VListS" | "VList2d" | "VTriple16b" | "VTriple2d" | "VPair16b"
+            | "VPair2d" | "VPair4s" => {
                 let n = rng.below(32) as u8;
                 match *k {
                     "Vn" => Operand::V(n),
@@ -136,6 +137,7 @@ fn operands(rng: &mut Rng, op: Op, base: u8) -> Option<(Vec<Operand>, u32)> {
                     "VList4s" => Operand::List4(n, "4s"),
                     "VList2d" => Operand::List4(n, "2d"),
                     "VTriple16b" => Operand::List3(n, "16b"),
+                    "VTriple2d" => Operand::List3(n, "2d"),
                     "VPair16b" => Operand::List2(n, "16b"),
                     "VPair2d" => Operand::List2(n, "2d"),
                     "VPair4s" => Operand::List2(n, "4s"),
@@ -162,6 +164,13 @@ fn operands(rng: &mut Rng, op: Op, base: u8) -> Option<(Vec<Operand>, u32)> {
             "Bit32" => imm(rng, 32, 0),
             "MovShift" => Operand::Imm(16 * rng.below(2) as i64),
             "BitImm64" => Operand::Imm(bitmask(rng) as i64),
+            // A 64-bit pattern of elements of at most 32 bits is the 32-bit one twice.
+            "BitImm32" => loop {
+                let b = bitmask(rng);
+                if b >> 32 == b & 0xffff_ffff {
+                    break Operand::Imm((b & 0xffff_ffff) as i64);
+                }
+            },
             k => panic!("no generator for kind {k}"),
         });
     }
@@ -271,7 +280,7 @@ fn conditional_branches_agree_with_this_cpu() {
     let mut checked = 0;
     for (i, info) in OPS.iter().enumerate() {
         let op = Op::ALL[i];
-        let reg = matches!(op, Op::cbz | Op::cbnz | Op::cbz_w | Op::cbnz_w | Op::tbz_w | Op::tbnz_w);
+        let reg = matches!(op, Op::cbz | Op::cbnz | Op::cbz_w | Op::cbnz_w | Op::tbz_w | Op::tbnz_w | Op::tbnz_x);
         if !reg && !info.name.starts_with("b_") {
             continue;
         }

@@ -4,7 +4,7 @@
 use super::decode::{Decode, Decoded, Refs, Unknown};
 use super::fixed::{self, Operands32, Pattern};
 use crate::ir::Inst;
-use crate::isa::aarch64::{bitmask64, Aarch64, Op, Operand};
+use crate::isa::aarch64::{bitmask32, bitmask64, Aarch64, Op, Operand};
 use crate::isa::fixed::Map;
 use crate::label::Label;
 use std::sync::OnceLock;
@@ -14,11 +14,13 @@ impl Operands32 for Aarch64 {
         let n = u8::try_from(v).ok().filter(|n| *n < 32);
         Some(match kind {
             "Xn" => n.map(|n| if n == 31 { Operand::Xzr } else { Operand::X(n) })?,
+            "Xm" => n.filter(|n| *n < 31).map(Operand::X)?,
             "XnSp" => n.map(|n| if n == 31 { Operand::Sp } else { Operand::X(n) })?,
             "Wn" => n.map(|n| if n == 31 { Operand::Wzr } else { Operand::W(n) })?,
             "WnSp" => n.map(|n| if n == 31 { Operand::Wsp } else { Operand::W(n) })?,
             "VList2d" => Operand::List4(n?, "2d"),
             "VTriple16b" => Operand::List3(n?, "16b"),
+            "VTriple2d" => Operand::List3(n?, "2d"),
             "VPair16b" => Operand::List2(n?, "16b"),
             "VPair2d" => Operand::List2(n?, "2d"),
             "VPair4s" => Operand::List2(n?, "4s"),
@@ -30,7 +32,9 @@ impl Operands32 for Aarch64 {
             "VList4s" => Operand::List4(n?, "4s"),
             "VListS" => Operand::List4(n?, "s"),
             "Imm12" | "Imm8" | "Imm4" | "Shift" | "Lane" | "UOff" | "UOff1" | "SOff" | "Shift32" | "LaneS"
-            | "UOff4" | "ExtShift" | "Imm3" | "Shift8" | "LaneB" | "Bit32" | "MovShift" | "BitImm64" => Operand::Imm(v),
+            | "UOff4" | "ExtShift" | "Imm3" | "Shift8" | "LaneB" | "Bit32" | "MovShift" | "BitImm64" | "BitImm32" => {
+                Operand::Imm(v)
+            }
             _ => return None,
         })
     }
@@ -41,6 +45,10 @@ impl Operands32 for Aarch64 {
         Operand::Label(l)
     }
     fn invert(map: Map, encoded: i64) -> Option<i64> {
+        if std::ptr::fn_addr_eq(map, bitmask32 as Map) {
+            // N is 0 in a 32-bit pattern; the 64-bit value is the pattern twice.
+            return (encoded >> 12 == 0).then(|| decode_bit_masks(encoded).map(|v| v & 0xffff_ffff)).flatten();
+        }
         std::ptr::fn_addr_eq(map, bitmask64 as Map).then(|| decode_bit_masks(encoded)).flatten()
     }
     fn op_at(index: usize) -> Op {
@@ -87,6 +95,7 @@ impl Decode for Aarch64 {
         match o {
             // A 64-bit pattern: its kind converts from u64 and i64, not from the i32 a bare literal would be.
             Operand::Imm(v) if kind == "BitImm64" => format!("{:#x}u64", *v as u64),
+            Operand::Imm(v) if kind == "BitImm32" => format!("{:#x}u32", *v as u32),
             Operand::X(n) | Operand::W(n) => format!("X{n}"),
             Operand::Sp => "SP".into(),
             Operand::Xzr | Operand::Wzr => "XZR".into(),

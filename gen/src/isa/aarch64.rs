@@ -41,6 +41,9 @@ crate::define_features! {
         /// SHA-1 hash updates and message schedule: `sha1c`, `sha1p`, `sha1m`, `sha1h`, `sha1su0`, `sha1su1`
         /// (FEAT_SHA1; Linux HWCAP `sha1`).
         Sha1 = "sha1",
+        /// SM3 hash rounds and message expansion: `sm3ss1`, `sm3tt1a`, `sm3tt1b`, `sm3tt2a`, `sm3tt2b`,
+        /// `sm3partw1`, `sm3partw2` (FEAT_SM3; Linux HWCAP `sm3`).
+        Sm3 = "sm3",
     }
 }
 
@@ -201,6 +204,9 @@ fn v_checked(v: V, view: fn(u8) -> Operand) -> Operand {
 kinds! {
     /// A general-purpose register where number 31 is `xzr`.
     Xn { X => |x| x_checked(x), Xzr => |_z| Operand::Xzr }
+    /// A general-purpose register x0..x30, neither `xzr` nor `sp` (a post-index increment register: number 31
+    /// there encodes the immediate form).
+    Xm { X => |x| x_checked(x) }
     /// A general-purpose register where number 31 is `sp` (address bases, `add`/`sub` immediate).
     XnSp { X => |x| x_checked(x), Sp => |_s| Operand::Sp }
     /// A general-purpose register as its 32-bit view `wN` (byte loads and stores), from the `X` or `XZR` the
@@ -248,6 +254,8 @@ kinds! {
     VList2d { V => |v| v_checked(v, |n| Operand::List4(n, "2d")) }
     /// Three consecutive registers as `.16b` (three-register `ld1`).
     VTriple16b { V => |v| v_checked(v, |n| Operand::List3(n, "16b")) }
+    /// Three consecutive registers as `.2d` (three-register `ld1`).
+    VTriple2d { V => |v| v_checked(v, |n| Operand::List3(n, "2d")) }
     /// Two consecutive registers as `.16b` (two-register `ld1`/`st1`).
     VPair16b { V => |v| v_checked(v, |n| Operand::List2(n, "16b")) }
     /// Two consecutive registers as `.2d`.
@@ -266,11 +274,15 @@ kinds! {
     LaneB { i32 => |i| Operand::Imm(i as i64) }
     /// A bit number 0..31 of a 32-bit register (`tbz`/`tbnz` on `wN`).
     Bit32 { i32 => |i| Operand::Imm(i as i64) }
-    /// The left shift of a 16-bit immediate (`movk ..., lsl #16`): 0 or 16 for 32-bit registers.
+    /// The left shift of a 16-bit immediate (`movk ..., lsl #16`): 0 or 16 for 32-bit registers, 0, 16, 32 or 48
+    /// for 64-bit ones.
     MovShift { i32 => |i| Operand::Imm(i as i64) }
     /// A 64-bit logical immediate (`and`/`orr`/`eor`/`tst`): a run of ones, rotated, replicated in elements of
     /// 2, 4, 8, 16, 32 or 64 bits (not 0, not all ones). The operand is the 64-bit pattern as an `i64`.
     BitImm64 { u64 => |i| Operand::Imm(i as i64), i64 => |i| Operand::Imm(i) }
+    /// A 32-bit logical immediate (`and`/`orr`/`eor` on `wN`): as [`BitImm64`], in elements of 2..=32 bits. The
+    /// operand is the 32-bit pattern (an `i32` is taken as its bits).
+    BitImm32 { u32 => |i| Operand::Imm(i64::from(i)), i32 => |i| Operand::Imm(i64::from(i as u32)) }
     /// A branch target or the address of a constant.
     Target { &Label => |l| Operand::Label(l.clone()), Label => |l| Operand::Label(l) }
 }
@@ -415,6 +427,11 @@ fn hw32(s: i64) -> Result<i64, OutOfRange> {
     Range::new("shift", 0, 16).step(16).note("for 32-bit registers").check(s).map(|s| s / 16)
 }
 
+/// `movz`'s `lsl #s` of a 64-bit register as hw = s / 16: s is 0, 16, 32 or 48.
+fn hw64(s: i64) -> Result<i64, OutOfRange> {
+    Range::new("shift", 0, 48).step(16).note("for 64-bit registers").check(s).map(|s| s / 16)
+}
+
 /// A 64-bit logical immediate as N:immr:imms (13 bits): the pattern `v` must be one element of `e` bits (2, 4,
 /// ..., 64) replicated, the element a run of `k` ones (0 < k < e) rotated right by `r`; then N = (e == 64),
 /// immr = r, imms = the element size's prefix with k - 1 (the Arm ARM's DecodeBitMasks, inverted).
@@ -445,6 +462,13 @@ pub fn bitmask64(v: i64) -> Result<i64, OutOfRange> {
         range: Range::new("logical immediate", 0, 0)
             .note("(encodable: a rotated run of ones replicated in 2..=64-bit elements, not 0 or all ones)"),
     })
+}
+
+/// A 32-bit logical immediate as N:immr:imms (N is 0): the pattern, 0..=u32::MAX, replicated to 64 bits and
+/// encoded as [`bitmask64`] does.
+pub fn bitmask32(v: i64) -> Result<i64, OutOfRange> {
+    Range::new("logical immediate", 0, i64::from(u32::MAX)).note("for 32-bit registers").check(v)?;
+    bitmask64(v | (v << 32)).map_err(|e| OutOfRange { value: v, ..e })
 }
 
 /// A branch offset in bytes: a multiple of 4 within the `BITS`-bit word offset field.
@@ -1365,6 +1389,131 @@ macro_rules! aarch64_table {
                 /// Store 32-bit lane i of t (4 bytes).
                 st1_s:      "st1 {{t}.s}[{i}], [{n}]"            (t: Vn, i: LaneS, n: XnSp) []
                     => enc(0x0d008000, &[fld(0, 0, 5), mapped(1, 12, 1, s_lane), mapped_part(1, 30, 1, 1, s_lane), fld(2, 5, 5)]);
+
+                // --- general-purpose, 32-bit: register offset, shifted register, bit operations ------------------------
+                /// Load a word, zero-extended: `t = [n + m]` (the whole x register).
+                ldr_w_reg:  "ldr {t}, [{n}, {m}]"                (t: Wn, n: XnSp, m: Xn) []
+                    => enc(0xb8606800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                and_w_lsr:  "and {d}, {n}, {m}, lsr #{s}"        (d: Wn, n: Wn, m: Wn, s: Shift32) []
+                    => enc(0x0a400000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), mapped(3, 10, 5, shift32)]);
+                and_w_lsl:  "and {d}, {n}, {m}, lsl #{s}"        (d: Wn, n: Wn, m: Wn, s: Shift32) []
+                    => enc(0x0a000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), mapped(3, 10, 5, shift32)]);
+                orr_w_ror:  "orr {d}, {n}, {m}, ror #{s}"        (d: Wn, n: Wn, m: Wn, s: Shift32) []
+                    => enc(0x2ac00000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), mapped(3, 10, 5, shift32)]);
+                add_w_lsl:  "add {d}, {n}, {m}, lsl #{s}"        (d: Wn, n: Wn, m: Wn, s: Shift32) []
+                    => enc(0x0b000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), mapped(3, 10, 5, shift32)]);
+                /// Add with carry, 32-bit: `d = n + m + C`.
+                adc_w:      "adc {d}, {n}, {m}"                  (d: Wn, n: Wn, m: Wn) []
+                    => enc(0x1a000000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// Leading zero count of a 32-bit register.
+                clz_w:      "clz {d}, {n}"                       (d: Wn, n: Wn) []
+                    => enc(0x5ac01000, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// Bit reversal of a 32-bit register.
+                rbit_w:     "rbit {d}, {n}"                      (d: Wn, n: Wn) []
+                    => enc(0x5ac00000, &[fld(0, 0, 5), fld(1, 5, 5)]);
+
+                // --- general-purpose, 64-bit: more conditions, shifted immediates ------------------------------------
+                /// Branch if negative (N set).
+                b_mi:       "b.mi {t}"                           (t: Target) []
+                    => label(0x54000004, &[mapped(0, 5, 19, branch::<19>)], 0, LabelValue::Offset);
+                /// Conditional increment: `d = n + 1` if unsigned lower (C clear), else `n` (CSINC n, n, hs).
+                cinc_lo:    "cinc {d}, {n}, lo"                  (d: Xn, n: Xn) []
+                    => enc(0x9a802400, &[fld(0, 0, 5), fld(1, 5, 5), fld(1, 16, 5)]);
+                /// Add a 12-bit immediate shifted left by 12: `d = n + (imm << 12)`.
+                add_imm_lsl12: "add {d}, {n}, #{imm}, lsl #12"   (d: XnSp, n: XnSp, imm: Imm12) []
+                    => enc(0x91400000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 12, uimm::<12>)]);
+                /// Test bit and branch if nonzero, any bit 0..=63 of a 64-bit register.
+                tbnz_x:     "tbnz {r}, #{b}, {t}"                (r: Xn, b: Shift, t: Target) []
+                    => label(0x37000000, &[fld(0, 0, 5), mapped_part(1, 19, 5, 0, shift64), mapped_part(1, 31, 1, 5, shift64),
+                                            mapped(2, 5, 14, branch::<14>)], 2, LabelValue::Offset);
+
+                // --- barriers: ordering only, no effect on registers or memory values ---------------------------------
+                /// Data synchronization barrier, full system.
+                dsb_sy:     "dsb sy"                             () [] => enc(0xd5033f9f, &[]);
+                /// Instruction synchronization barrier.
+                isb:        "isb"                                () [] => enc(0xd5033fdf, &[]);
+
+                // --- Advanced SIMD: more arrangements ------------------------------------------------------------------
+                rev16_16b:  "rev16 {d}.16b, {n}.16b"             (d: Vn, n: Vn) []
+                    => enc(0x4e201800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                rev32_8b:   "rev32 {d}.8b, {n}.8b"               (d: Vn, n: Vn) []
+                    => enc(0x2e200800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                add_16b:    "add {d}.16b, {n}.16b, {m}.16b"      (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x4e208400, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                add_8h:     "add {d}.8h, {n}.8h, {m}.8h"         (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x4e608400, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                add_2s:     "add {d}.2s, {n}.2s, {m}.2s"         (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x0ea08400, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                cmhi_4s:    "cmhi {d}.4s, {n}.4s, {m}.4s"        (d: Vn, n: Vn, m: Vn) []
+                    => enc(0x6ea03400, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// The sum of the four 32-bit lanes, into `sN`.
+                addv_4s:    "addv {d}, {n}.4s"                   (d: Sn, n: Vn) []
+                    => enc(0x4eb1b800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// An 8-bit immediate in every 16-bit lane (zero-extended).
+                movi_8h:    "movi {d}.8h, #{imm}"                (d: Vn, imm: Imm8) []
+                    => enc(0x4f008400, &[fld(0, 0, 5), mapped_part(1, 5, 5, 0, uimm::<8>), mapped_part(1, 16, 3, 5, uimm::<8>)]);
+                /// Lane i of a `.s` element, zero-extended into a w register (UMOV).
+                umov_s:     "mov {d}, {n}.s[{i}]"                (d: Wn, n: Vn, i: LaneS) []
+                    => enc(0x0e003c00, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 16, 5, s_imm5)]);
+
+                // --- vector and FP loads and stores: more lists and lanes ---------------------------------------------
+                ldr_s:      "ldr {t}, [{n}, #{off}]"             (t: Sn, n: XnSp, off: UOff4) []
+                    => enc(0xbd400000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 12, uscaled::<4>)]);
+                str_s:      "str {t}, [{n}, #{off}]"             (t: Sn, n: XnSp, off: UOff4) []
+                    => enc(0xbd000000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 12, uscaled::<4>)]);
+                ld1_2x16b:  "ld1 {{l}}, [{n}]"                   (l: VPair16b, n: XnSp) []
+                    => enc(0x4c40a000, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                st1_2x16b:  "st1 {{l}}, [{n}]"                   (l: VPair16b, n: XnSp) []
+                    => enc(0x4c00a000, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                ld1_3x16b_post: "ld1 {{l}}, [{n}], #48"          (l: VTriple16b, n: XnSp) []
+                    => enc(0x4cdf6000, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                st1_3x16b_post: "st1 {{l}}, [{n}], #48"          (l: VTriple16b, n: XnSp) []
+                    => enc(0x4c9f6000, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                ld1_3x2d_post: "ld1 {{l}}, [{n}], #48"           (l: VTriple2d, n: XnSp) []
+                    => enc(0x4cdf6c00, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                st1_4s:     "st1 {{t}.4s}, [{n}]"                (t: Vn, n: XnSp) []
+                    => enc(0x4c007800, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// Load 8 bytes into both `.d` lanes.
+                ld1r_2d:    "ld1r {{t}.2d}, [{n}]"               (t: Vn, n: XnSp) []
+                    => enc(0x4d40cc00, &[fld(0, 0, 5), fld(1, 5, 5)]);
+                /// Load 8 bytes into lane i of a `.d` element (the other lane kept).
+                ld1_d:      "ld1 {{t}.d}[{i}], [{n}]"            (t: Vn, i: Lane, n: XnSp) []
+                    => enc(0x0d408400, &[fld(0, 0, 5), mapped(1, 30, 1, lane_d), fld(2, 5, 5)]);
+                /// Store with a register post-index: `[n] = t; n += m`.
+                st1_16b_reg_post: "st1 {{t}.16b}, [{n}], {m}"    (t: Vn, n: XnSp, m: Xm) []
+                    => enc(0x4c807000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// `d = imm << s` (MOVZ; GNU as and objdump write `mov` with the shifted value).
+                movz_lsl:   "movz {d}, #{imm}, lsl #{s}"         (d: Xn, imm: Imm12, s: MovShift) []
+                    => enc(0xd2800000, &[fld(0, 0, 5), mapped(1, 5, 16, uimm::<16>), mapped(2, 21, 2, hw64)]);
+                /// `d = imm << s`, 32-bit (s is 0 or 16).
+                movz_w_lsl: "movz {d}, #{imm}, lsl #{s}"         (d: Wn, imm: Imm12, s: MovShift) []
+                    => enc(0x52800000, &[fld(0, 0, 5), mapped(1, 5, 16, uimm::<16>), mapped(2, 21, 1, hw32)]);
+                /// `d = n & imm`, a 32-bit logical immediate.
+                and_w_imm:  "and {d}, {n}, #{imm}"               (d: WnSp, n: Wn, imm: BitImm32) []
+                    => enc(0x12000000, &[fld(0, 0, 5), fld(1, 5, 5), mapped(2, 10, 13, bitmask32)]);
+
+                // --- SM3 (FEAT_SM3): the state is four 32-bit words, the top lane the newest ------------------------
+                /// `d.s[3] = rol(rol(n.s[3], 12) + m.s[3] + a.s[3], 7)`, lanes 0..2 zero.
+                sm3ss1:     "sm3ss1 {d}.4s, {n}.4s, {m}.4s, {a}.4s" (d: Vn, n: Vn, m: Vn, a: Vn) [Sm3]
+                    => enc(0xce400000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), fld(3, 10, 5)]);
+                /// TT1 of a round 0..15 (XOR of the state words), with W' from lane i of m.
+                sm3tt1a:    "sm3tt1a {d}.4s, {n}.4s, {m}.s[{i}]" (d: Vn, n: Vn, m: Vn, i: LaneS) [Sm3]
+                    => enc(0xce408000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), mapped(3, 12, 2, lane_s)]);
+                /// TT1 of a round 16..63 (majority of the state words), with W' from lane i of m.
+                sm3tt1b:    "sm3tt1b {d}.4s, {n}.4s, {m}.s[{i}]" (d: Vn, n: Vn, m: Vn, i: LaneS) [Sm3]
+                    => enc(0xce408400, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), mapped(3, 12, 2, lane_s)]);
+                /// TT2 of a round 0..15 (XOR of the state words), with W from lane i of m.
+                sm3tt2a:    "sm3tt2a {d}.4s, {n}.4s, {m}.s[{i}]" (d: Vn, n: Vn, m: Vn, i: LaneS) [Sm3]
+                    => enc(0xce408800, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), mapped(3, 12, 2, lane_s)]);
+                /// TT2 of a round 16..63 (choice of the state words), with W from lane i of m.
+                sm3tt2b:    "sm3tt2b {d}.4s, {n}.4s, {m}.s[{i}]" (d: Vn, n: Vn, m: Vn, i: LaneS) [Sm3]
+                    => enc(0xce408c00, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5), mapped(3, 12, 2, lane_s)]);
+                /// The first half of the message expansion of four words.
+                sm3partw1:  "sm3partw1 {d}.4s, {n}.4s, {m}.4s"   (d: Vn, n: Vn, m: Vn) [Sm3]
+                    => enc(0xce60c000, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
+                /// The second half of the message expansion of four words.
+                sm3partw2:  "sm3partw2 {d}.4s, {n}.4s, {m}.4s"   (d: Vn, n: Vn, m: Vn) [Sm3]
+                    => enc(0xce60c400, &[fld(0, 0, 5), fld(1, 5, 5), fld(2, 16, 5)]);
         }
     };
 }

@@ -385,6 +385,10 @@ fn bytes2(a: &Vector, b: &Vector, f: impl Fn(u8, u8) -> u8) -> Vector {
 fn words2(a: &Vector, b: &Vector, f: impl Fn(u32, u32) -> u32) -> Vector {
     from_s(std::array::from_fn(|i| f(s(a, i), s(b, i))))
 }
+fn halves2(a: &Vector, b: &Vector, f: impl Fn(u16, u16) -> u16) -> Vector {
+    let h = |v: &Vector, i: usize| u16::from_le_bytes([v[2 * i], v[2 * i + 1]]);
+    std::array::from_fn(|i| f(h(a, i / 2), h(b, i / 2)).to_le_bytes()[i % 2])
+}
 fn dwords2(a: &Vector, b: &Vector, f: impl Fn(u64, u64) -> u64) -> Vector {
     from_q(f(q(a, 0), q(b, 0)), f(q(a, 1), q(b, 1)))
 }
@@ -1052,7 +1056,128 @@ static SEMS: &[Sem] = sems! {
         let d = vec(m, &o[0]);
         m.mem.write(a, &d[4 * i..4 * i + 4])
     };
+    ldr_w_reg [W, R, R] Some(1), 0, 0, 4, false, |m, o| ldst_reg(m, o, 4, false);
+    and_w_lsr [W, R, R, O] NB, 0, 0, 0, false, |m, o| logic(m, o, Some(Sh::Lsr), |a, b| a & b);
+    and_w_lsl [W, R, R, O] NB, 0, 0, 0, false, |m, o| logic(m, o, Some(Sh::Lsl), |a, b| a & b);
+    orr_w_ror [W, R, R, O] NB, 0, 0, 0, false, |m, o| logic(m, o, Some(Sh::Ror), |a, b| a | b);
+    add_w_lsl [W, R, R, O] NB, 0, 0, 0, false, |m, o| logic(m, o, Some(Sh::Lsl), u64::wrapping_add);
+    adc_w [W, R, R] NB, C, 0, 0, false, |m, o| arith(m, o, b'c', false);
+    clz_w [W, R] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], (gpr(m, &o[1]) as u32).leading_zeros() as u64);
+    rbit_w [W, R] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], (gpr(m, &o[1]) as u32).reverse_bits() as u64);
+    b_mi [O] NB, N, 0, 0, false, flow |m, o| branch(m, o, |f| f & N != 0);
+    cinc_lo [W, R] NB, C, 0, 0, false, |m, o| {
+        let v = gpr(m, &o[1]).wrapping_add(u64::from(m.state.flags & C == 0));
+        set_gpr(m, &o[0], v)
+    };
+    add_imm_lsl12 [W, R, O] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], gpr(m, &o[1]).wrapping_add(gpr(m, &o[2]) << 12));
+    tbnz_x [R, O, O] NB, 0, 0, 0, false, flow |m, o| tbranch(m, o, true);
+    dsb_sy [] NB, 0, 0, 0, false, |m, o| Ok(());
+    isb [] NB, 0, 0, 0, false, |m, o| Ok(());
+    rev16_16b [W, R] NB, 0, 0, 0, false, |m, o| v2(m, o, |a| std::array::from_fn(|i| a[i ^ 1]));
+    rev32_8b [W, R] NB, 0, 0, 0, false, |m, o| v2(m, o, |a| std::array::from_fn(|i| if i < 8 { a[i ^ 3] } else { 0 }));
+    add_16b [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| bytes2(a, b, u8::wrapping_add));
+    add_8h [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| halves2(a, b, u16::wrapping_add));
+    add_2s [W, R, R] NB, 0, 0, 0, false, |m, o| {
+        v3(m, o, |a, b| { let r = words2(a, b, u32::wrapping_add); from_s([s(&r, 0), s(&r, 1), 0, 0]) })
+    };
+    cmhi_4s [W, R, R] NB, 0, 0, 0, false, |m, o| v3(m, o, |a, b| words2(a, b, |x, y| if x > y { !0 } else { 0 }));
+    addv_4s [W, R] NB, 0, 0, 0, false, |m, o| {
+        v2(m, o, |a| from_s([(0..4).fold(0u32, |acc, i| acc.wrapping_add(s(a, i))), 0, 0, 0]))
+    };
+    movi_8h [W, O] NB, 0, 0, 0, false, |m, o| {
+        let b = imm(&o[1]) as u8;
+        set_vec(m, &o[0], std::array::from_fn(|i| if i % 2 == 0 { b } else { 0 }))
+    };
+    umov_s [W, R, O] NB, 0, 0, 0, false, |m, o| {
+        let x = s(&vec(m, &o[1]), imm(&o[2]) as usize);
+        set_gpr(m, &o[0], x as u64)
+    };
+    ldr_s [W, R, O] Some(1), 0, 0, 4, false, |m, o| ldst(m, o, 4, false, Mode::Off);
+    str_s [R, R, O] Some(1), 0, 0, 4, false, |m, o| ldst(m, o, 4, true, Mode::Off);
+    ld1_2x16b [W, R] Some(1), 0, 0, 32, false, |m, o| ldst_multi(m, o, 2, false, false, false);
+    st1_2x16b [R, R] Some(1), 0, 0, 32, false, |m, o| ldst_multi(m, o, 2, false, true, false);
+    ld1_3x16b_post [W, RW] Some(1), 0, 0, 48, false, |m, o| ldst_multi(m, o, 3, false, false, true);
+    st1_3x16b_post [R, RW] Some(1), 0, 0, 48, false, |m, o| ldst_multi(m, o, 3, false, true, true);
+    ld1_3x2d_post [W, RW] Some(1), 0, 0, 48, false, |m, o| ldst_multi(m, o, 3, false, false, true);
+    st1_4s [R, R] Some(1), 0, 0, 16, false, |m, o| st1(m, o, false);
+    ld1r_2d [W, R] Some(1), 0, 0, 8, false, |m, o| {
+        let a = gpr(m, &o[1]);
+        let b = load(m, a, 8)?;
+        set_vec(m, &o[0], std::array::from_fn(|i| b[i % 8]))
+    };
+    ld1_d [RW, O, R] Some(2), 0, 0, 8, false, |m, o| {
+        let (a, i) = (gpr(m, &o[2]), imm(&o[1]) as usize);
+        let b = load(m, a, 8)?;
+        let mut d = vec(m, &o[0]);
+        d[8 * i..8 * i + 8].copy_from_slice(&b);
+        set_vec(m, &o[0], d)
+    };
+    st1_16b_reg_post [R, RW, R] Some(1), 0, 0, 16, false, |m, o| {
+        let (a, v) = (gpr(m, &o[1]), vec(m, &o[0]));
+        m.mem.write(a, &v)?;
+        let inc = gpr(m, &o[2]);
+        set_gpr(m, &o[1], a.wrapping_add(inc))
+    };
+    movz_lsl [W, O, O] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], (imm(&o[1]) as u64) << imm(&o[2]));
+    movz_w_lsl [W, O, O] NB, 0, 0, 0, false, |m, o| set_gpr(m, &o[0], (imm(&o[1]) as u64) << imm(&o[2]));
+    and_w_imm [W, R, O] NB, 0, 0, 0, false, |m, o| logic(m, o, None, |a, b| a & b);
+    sm3ss1 [W, R, R, R] NB, 0, 0, 0, false, |m, o| {
+        let (n, mm, a) = (s(&vec(m, &o[1]), 3), s(&vec(m, &o[2]), 3), s(&vec(m, &o[3]), 3));
+        set_vec(m, &o[0], from_s([0, 0, 0, n.rotate_left(12).wrapping_add(mm).wrapping_add(a).rotate_left(7)]))
+    };
+    sm3tt1a [RW, R, R, O] NB, 0, 0, 0, false, |m, o| sm3tt(m, o, true, false);
+    sm3tt1b [RW, R, R, O] NB, 0, 0, 0, false, |m, o| sm3tt(m, o, true, true);
+    sm3tt2a [RW, R, R, O] NB, 0, 0, 0, false, |m, o| sm3tt(m, o, false, false);
+    sm3tt2b [RW, R, R, O] NB, 0, 0, 0, false, |m, o| sm3tt(m, o, false, true);
+    sm3partw1 [RW, R, R] NB, 0, 0, 0, false, |m, o| { let d = vec(m, &o[0]); v3(m, o, |n, w| sm3_partw1(&d, n, w)) };
+    sm3partw2 [RW, R, R] NB, 0, 0, 0, false, |m, o| { let d = vec(m, &o[0]); v3(m, o, |n, w| sm3_partw2(&d, n, w)) };
 };
+
+/// SM3's P1 permutation.
+fn sm3_p1(x: u32) -> u32 {
+    x ^ x.rotate_left(15) ^ x.rotate_left(23)
+}
+
+/// `sm3tt1a/b` (`one`) or `sm3tt2a/b`: one compression step on the state d (words: d.s[3] the newest), `b`
+/// choosing the boolean function of rounds 16..63; the new word goes to the top lane, the others shift down.
+fn sm3tt(m: &mut Machine<'_>, o: &[Operand], one: bool, b: bool) -> Result<(), Fault> {
+    let (d, n, w) = (vec(m, &o[0]), vec(m, &o[1]), s(&vec(m, &o[2]), imm(&o[3]) as usize));
+    let (d0, d1, d2, d3) = (s(&d, 0), s(&d, 1), s(&d, 2), s(&d, 3));
+    let f = match (one, b) {
+        (_, false) => d1 ^ d2 ^ d3,
+        (true, true) => (d3 & d1) | (d3 & d2) | (d1 & d2),
+        (false, true) => (d3 & d2) | (!d3 & d1),
+    };
+    let (top, rot) = if one {
+        let ss2 = s(&n, 3) ^ d3.rotate_left(12);
+        (f.wrapping_add(d0).wrapping_add(ss2).wrapping_add(w), 9)
+    } else {
+        (sm3_p0(f.wrapping_add(d0).wrapping_add(s(&n, 3)).wrapping_add(w)), 19)
+    };
+    set_vec(m, &o[0], from_s([d1, d2.rotate_left(rot), d3, top]))
+}
+
+/// SM3's P0 permutation.
+fn sm3_p0(x: u32) -> u32 {
+    x ^ x.rotate_left(9) ^ x.rotate_left(17)
+}
+
+/// `sm3partw1`: `(d ^ n) ^ rol(m, 15)` over lanes 0..2 (m's lanes 1..3), lane 3 from the new lane 0, then P1.
+fn sm3_partw1(d: &Vector, n: &Vector, w: &Vector) -> Vector {
+    let x = words2(d, n, |a, b| a ^ b);
+    let mut r: [u32; 4] =
+        std::array::from_fn(|i| if i < 3 { sm3_p1(s(&x, i) ^ s(w, i + 1).rotate_left(15)) } else { 0 });
+    r[3] = sm3_p1(s(&x, 3) ^ r[0].rotate_left(15));
+    from_s(r)
+}
+
+/// `sm3partw2`: `d ^ n ^ rol(m, 7)` in every lane, lane 3 also XORed with P1(rol(lane 0 of `n ^ rol(m, 7)`, 15)).
+fn sm3_partw2(d: &Vector, n: &Vector, w: &Vector) -> Vector {
+    let t = words2(n, w, |a, b| a ^ b.rotate_left(7));
+    let mut r: [u32; 4] = std::array::from_fn(|i| s(d, i) ^ s(&t, i));
+    r[3] ^= sm3_p1(s(&t, 0).rotate_left(15));
+    from_s(r)
+}
 
 /// `ld1 {t.16b}, [n]` (post-index: `n += 16`).
 fn ld1(m: &mut Machine<'_>, o: &[Operand], post: bool) -> Result<(), Fault> {

@@ -20,7 +20,7 @@ impl Tainting for Aarch64 {
         if branch && s.flags_read != 0 && taint.flags {
             found.push("branch on secret flags");
         }
-        if matches!(inst.op, Op::cbz | Op::cbnz | Op::cbz_w | Op::cbnz_w | Op::tbz_w | Op::tbnz_w)
+        if matches!(inst.op, Op::cbz | Op::cbnz | Op::cbz_w | Op::cbnz_w | Op::tbz_w | Op::tbnz_w | Op::tbnz_x)
             && reg(taint, &ops[0])
         {
             found.push("branch on a secret register");

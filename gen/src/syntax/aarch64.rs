@@ -13,7 +13,8 @@ fn gas_extension(f: A64Feature) -> &'static str {
     match f {
         A64Feature::Pmull | A64Feature::Aes => "aes",
         A64Feature::Sha3 => "sha3",
-        A64Feature::Sm4 => "sm4",
+        // GNU as's `sm4` enables SM3 and SM4 together.
+        A64Feature::Sm4 | A64Feature::Sm3 => "sm4",
         A64Feature::Sha1 | A64Feature::Sha2 => "sha2",
         // GNU as 2.40 has no `sha512` extension: `sha3` enables SHA-512 (and LLVM's does too).
         A64Feature::Sha512 => "sha3",
