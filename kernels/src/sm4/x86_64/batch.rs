@@ -192,34 +192,7 @@ pub(crate) fn batch_loop(
                 b.add(dst, 16 * per as i32);
             }
         },
-        |b, rest| {
-            b.comment(format_args!("The last {rest} blocks."));
-            let mut rest = rest;
-            if w == Width::Z && z_tail && rest >= Z_PAIR {
-                part(b, Width::Z, Fill::Known(Z_PAIR));
-                rest -= Z_PAIR;
-                if rest == 0 {
-                    return;
-                }
-                b.add(src, 16 * Z_PAIR as i32);
-                b.add(dst, 16 * Z_PAIR as i32);
-            }
-            while w == Width::Z && rest > 16 {
-                // zmm batches hold whole groups: the rest runs as full ymm batches and a smaller one.
-                part(b, Width::Y, Fill::Known(16));
-                b.add(src, 16 * 16);
-                b.add(dst, 16 * 16);
-                rest -= 16;
-            }
-            let tail = if rest <= 8 {
-                Width::X
-            } else if w == Width::Z {
-                Width::Y
-            } else {
-                w
-            };
-            part(b, tail, Fill::Known(rest));
-        },
+        |b, rest| fixed_rest(b, rest, (src, dst), (w, z_tail), part),
         |b, n| {
             let lp = b.label("loop");
             b.test(n, n);
@@ -232,39 +205,7 @@ pub(crate) fn batch_loop(
                     advance(b, n, src, dst, 8, &done);
                     b.jmp(&lp);
                 }
-                Width::Z => {
-                    let below = b.label("below_z");
-                    let small = b.label("small");
-                    let lpy = b.label("loop_y");
-                    b.cmp(n, per as i32);
-                    b.jb(&below);
-                    b.align(4);
-                    b.bind(&lp);
-                    part(b, Width::Z, Fill::Known(per));
-                    advance(b, n, src, dst, per as i32, &done);
-                    b.cmp(n, per as i32);
-                    b.jae(&lp);
-                    b.blank();
-                    b.bind(&below);
-                    let left = if z_tail {
-                        z_pair(b, n, (src, dst), part, &done);
-                        Z_PAIR - 1
-                    } else {
-                        per - 1
-                    };
-                    b.comment(format_args!(
-                        "1..{left} blocks: ymm batches of up to 16, then one xmm batch of up to 8."
-                    ));
-                    b.cmp(n, 8);
-                    b.jbe(&small);
-                    b.bind(&lpy);
-                    part(b, Width::Y, Fill::Both);
-                    advance(b, n, src, dst, 16, &done);
-                    b.cmp(n, 8);
-                    b.ja(&lpy);
-                    b.bind(&small);
-                    part(b, Width::X, Fill::Partial);
-                }
+                Width::Z => zmm_loop(b, n, (src, dst), z_tail, part, (&lp, &done)),
                 Width::Y => {
                     let small = b.label("small");
                     b.cmp(n, 8);
@@ -284,4 +225,82 @@ pub(crate) fn batch_loop(
         },
     );
     b.bind(&done);
+}
+
+/// [`batch_loop`]'s batches after the counted loop of a fixed count: the last `rest` blocks.
+fn fixed_rest(
+    b: &mut B,
+    rest: usize,
+    (src, dst): (Gpr, Gpr),
+    (w, z_tail): (Width, bool),
+    part: &dyn Fn(&mut B, Width, Fill),
+) {
+    b.comment(format_args!("The last {rest} blocks."));
+    let mut rest = rest;
+    if w == Width::Z && z_tail && rest >= Z_PAIR {
+        part(b, Width::Z, Fill::Known(Z_PAIR));
+        rest -= Z_PAIR;
+        if rest == 0 {
+            return;
+        }
+        b.add(src, 16 * Z_PAIR as i32);
+        b.add(dst, 16 * Z_PAIR as i32);
+    }
+    while w == Width::Z && rest > 16 {
+        // zmm batches hold whole groups: the rest runs as full ymm batches and a smaller one.
+        part(b, Width::Y, Fill::Known(16));
+        b.add(src, 16 * 16);
+        b.add(dst, 16 * 16);
+        rest -= 16;
+    }
+    let tail = if rest <= 8 {
+        Width::X
+    } else if w == Width::Z {
+        Width::Y
+    } else {
+        w
+    };
+    part(b, tail, Fill::Known(rest));
+}
+
+/// [`batch_loop`]'s run-time loop on zmm: full batches of 48 at `lp`, then (with `z_tail`) one of two groups
+/// for 32..47 ([`z_pair`]), then ymm batches of up to 16 and one xmm batch of up to 8.
+fn zmm_loop(
+    b: &mut B,
+    n: Gpr,
+    (src, dst): (Gpr, Gpr),
+    z_tail: bool,
+    part: &dyn Fn(&mut B, Width, Fill),
+    (lp, done): (&Label, &Label),
+) {
+    let per = Width::Z.per_batch();
+    let below = b.label("below_z");
+    let small = b.label("small");
+    let lpy = b.label("loop_y");
+    b.cmp(n, per as i32);
+    b.jb(&below);
+    b.align(4);
+    b.bind(lp);
+    part(b, Width::Z, Fill::Known(per));
+    advance(b, n, src, dst, per as i32, done);
+    b.cmp(n, per as i32);
+    b.jae(lp);
+    b.blank();
+    b.bind(&below);
+    let left = if z_tail {
+        z_pair(b, n, (src, dst), part, done);
+        Z_PAIR - 1
+    } else {
+        per - 1
+    };
+    b.comment(format_args!("1..{left} blocks: ymm batches of up to 16, then one xmm batch of up to 8."));
+    b.cmp(n, 8);
+    b.jbe(&small);
+    b.bind(&lpy);
+    part(b, Width::Y, Fill::Both);
+    advance(b, n, src, dst, 16, done);
+    b.cmp(n, 8);
+    b.ja(&lpy);
+    b.bind(&small);
+    part(b, Width::X, Fill::Partial);
 }
