@@ -121,6 +121,25 @@ imp_sse_sha1_avx512:
 	ret
 	.size	imp_sse_sha1_avx512, .-imp_sse_sha1_avx512
 
+	.globl	imp_gcrypt_scalar
+	.type	imp_gcrypt_scalar, @function
+imp_gcrypt_scalar:
+	endbr64
+	push	rbp
+	mov	rbp, rsp
+	xor	rax, qword ptr [rdi + 8]
+	sub	ecx, dword ptr [rsi]
+	adc	edx, 5
+	adc	r8d, r9d
+	cmp	dword ptr [rdi + 4], 1000
+	cmp	dword ptr [rdi], -3
+	rol	eax, cl
+	cmove	ecx, edx
+	leave
+	ret
+	int3
+	.size	imp_gcrypt_scalar, .-imp_gcrypt_scalar
+
 	.section	.rodata
 	.p2align	5
 imp_mask:

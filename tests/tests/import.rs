@@ -131,7 +131,15 @@ fn importer_x86_64_hand_written_forms_round_trip() {
     round_trip_hand_written(
         "x86_64.S",
         &GAS_X86_64,
-        &["imp_sha_ni", "imp_aes", "imp_bignum", "imp_avx2_lanes", "imp_scalar32", "imp_sse_sha1_avx512"],
+        &[
+            "imp_sha_ni",
+            "imp_aes",
+            "imp_bignum",
+            "imp_avx2_lanes",
+            "imp_scalar32",
+            "imp_sse_sha1_avx512",
+            "imp_gcrypt_scalar",
+        ],
     );
 }
 

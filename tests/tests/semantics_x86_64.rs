@@ -211,10 +211,11 @@ fn harness(inst: &[u8]) -> Vec<u8> {
 }
 
 /// Entries with semantics not checked here: branches (label operands; `call` and `ret` by
-/// `call_and_ret_agree_with_this_cpu`), stack operations (`pushfq`/`popfq` by `pushfq_and_popfq_agree_with_this_cpu`)
-/// and `ret`.
+/// `call_and_ret_agree_with_this_cpu`), stack operations (`pushfq`/`popfq` by `pushfq_and_popfq_agree_with_this_cpu`,
+/// `leave` by `leave_agrees_with_this_cpu`), `ret` and `int3` (a trap: `int3_is_a_fault`).
 fn skipped(op: Op) -> bool {
-    OPS[op as usize].kinds.contains(&"Target") || matches!(op, Op::push | Op::pop | Op::ret | Op::pushfq | Op::popfq)
+    OPS[op as usize].kinds.contains(&"Target")
+        || matches!(op, Op::push | Op::pop | Op::ret | Op::pushfq | Op::popfq | Op::int3 | Op::leave)
 }
 
 /// The x86_64 side of the comparison, with the model `M` (the real one, or a doctored one).
@@ -510,4 +511,49 @@ fn pushfq_and_popfq_agree_with_this_cpu() {
             assert_eq!(want.flags & STATUS, raw.flags & STATUS, "{ops:?}: flags");
         }
     }
+}
+
+/// `leave` against this CPU: `mov rax, rsp; push rbp; mov rbp, rsp; push rcx; push rdx; leave; sub rax, rsp` leaves
+/// rax zero (rsp back where `push rbp` found it), rbp as it was, and the same flags, in the model and natively.
+#[test]
+fn leave_agrees_with_this_cpu() {
+    let mut rng = Rng::new(0x1ea7e);
+    let native = [0x48, 0x89, 0xe0, 0x55, 0x48, 0x89, 0xe5, 0x51, 0x52, 0xc9, 0x48, 0x29, 0xe0];
+    let exec = Exec::new(&harness(&native));
+    let (g, none) = (Operand::Gpr, Vec::new);
+    let program = [
+        (Op::mov, vec![g(0), g(4)]),
+        (Op::push, vec![g(5)]),
+        (Op::mov, vec![g(5), g(4)]),
+        (Op::push, vec![g(1)]),
+        (Op::push, vec![g(2)]),
+        (Op::leave, none()),
+        (Op::sub, vec![g(0), g(4)]),
+    ];
+    for _ in 0..16 {
+        let mut raw = Raw { gpr: [0; 16], vec: [[0; 64]; 32], flags: (rng.next_u64() & STATUS) | 2, k: [0; 8] };
+        semantics::random_words(&mut rng, &mut raw.gpr);
+        let stack = 0x10000u64;
+        let mut mem = Buffer { base: stack - 64, bytes: vec![0; 128] };
+        let mut m = Machine { state: State { gpr: raw.gpr, vec: raw.vec, flags: raw.flags, k: raw.k }, mem: &mut mem };
+        m.state.gpr[4] = stack;
+        for (op, operands) in &program {
+            (sem(*op).exec)(&mut m, operands).unwrap();
+        }
+        let want = m.state.clone();
+        assert_eq!((want.gpr[0], want.gpr[4], want.gpr[5]), (0, stack, raw.gpr[5]));
+        // SAFETY: the harness keeps the callee-saved registers and rsp, and touches only `raw`.
+        unsafe { exec.run(&mut raw) };
+        assert_eq!(&want.gpr[..4], &raw.gpr[..4], "rax..rbx");
+        assert_eq!(want.gpr[5], raw.gpr[5], "rbp");
+        assert_eq!(want.flags & STATUS, raw.flags & STATUS, "flags");
+    }
+}
+
+/// `int3` traps: the interpreter reports a fault, not a step.
+#[test]
+fn int3_is_a_fault() {
+    let mut mem = Buffer { base: 0, bytes: vec![0; 8] };
+    let mut m = Machine { state: State::default(), mem: &mut mem };
+    assert!((sem(Op::int3).exec)(&mut m, &[]).is_err());
 }

@@ -387,7 +387,7 @@ macro_rules! x86_64_table {
                     /// (`mov32`, `mov32_load`, `mov32_store`); a byte register to r8 or m8 (`mov8`).
                     mov(d, s);
                     /// `xor`: 64-bit (`xor`), 32-bit registers (`xor32`; writing the low half zeroes the rest), or a
-                    /// 32-bit load (`xor32_load`).
+                    /// load (`xor_load`, `xor32_load`).
                     xor(d, s);
                     /// `vmovdqu`: load or store, xmm (`vmovdqu_load`, `vmovdqu_store`) or ymm (`vmovdqu_load_y`,
                     /// `vmovdqu_store_y`).
@@ -467,19 +467,19 @@ macro_rules! x86_64_table {
                     movdqu(d, s);
                     /// `add`: r64 (`add`), r32 (`add32`), r8 or m8 (`add8`), or a load (`add_load`, `add32_load`).
                     add(d, s);
-                    /// `adc`: r64 (`adc`) or a load (`adc_load`).
+                    /// `adc`: r64 (`adc`), r32 (`adc32`) or a load (`adc_load`).
                     adc(d, s);
                     /// `sbb`: r64 (`sbb`) or a load (`sbb_load`).
                     sbb(d, s);
-                    /// `sub`: r64 (`sub`), r32 (`sub32`) or a load (`sub_load`).
+                    /// `sub`: r64 (`sub`), r32 (`sub32`) or a load (`sub_load`, `sub32_load`).
                     sub(d, s);
                     /// `and`: r64 (`and`), r32 (`and32`), r8 or m8 (`and8`), a load (`and_load`) or into m64
                     /// (`and_store`).
                     and(d, s);
                     /// `or`: r64 (`or`), r32 (`or32`), a load (`or_load`) or into m64 (`or_store`).
                     or(d, s);
-                    /// `cmp`: r64 (`cmp`), r32 (`cmp32`), against memory (`cmp_load`), r8 or m8 with an immediate
-                    /// (`cmp8`).
+                    /// `cmp`: r64 (`cmp`), r32 (`cmp32`), against memory (`cmp_load`), m32 with an immediate
+                    /// (`cmp32_mem`), r8 or m8 with an immediate (`cmp8`).
                     cmp(a, b);
                     /// `test`: r64 (`test`) or r32 (`test32`).
                     test(a, b);
@@ -493,7 +493,7 @@ macro_rules! x86_64_table {
                     shl(d, n);
                     /// `shr`: r64 (`shr`) or r32 (`shr32`) by an immediate, r64 by cl (`shr_cl`).
                     shr(d, n);
-                    /// `rol`: r64 (`rol`) or r32 (`rol32`).
+                    /// `rol`: r64 (`rol`) or r32 (`rol32`) by an immediate, r32 by cl (`rol32_cl`).
                     rol(d, n);
                     /// `ror`: r64 (`ror`) or r32 (`ror32`).
                     ror(d, n);
@@ -608,6 +608,10 @@ macro_rules! x86_64_table {
                 /// Jump if below or equal (unsigned <=).
                 jbe:        "jbe"        (t: Target)                       [] => iced!(Jbe_rel8_64, Jbe_rel32_64);
                 ret:        "ret"        ()                                [] => iced!(Retnq);
+                /// Breakpoint trap (`int3`): the interpreter reports it as a fault.
+                int3:       "int3"       ()                                [] => iced!(Int3);
+                /// `mov rsp, rbp; pop rbp`: drops a frame `push rbp; mov rbp, rsp` made.
+                leave:      "leave"      ()                                [] => iced!(Leaveq);
 
                 // --- general-purpose: 64-bit immediates, stores, 32-bit forms (writing a 32-bit register zeroes its upper
                 // half), loads -----------------------------------------------------------------------------------------
@@ -629,10 +633,13 @@ macro_rules! x86_64_table {
                 add_load:   "add"        (d: R64, s: M64)                  [] as add => iced!(Add_r64_rm64);
                 add32_load: "add"        (d: R32, s: M32)                  [] as add => iced!(Add_r32_rm32);
                 adc_load:   "adc"        (d: R64, s: M64)                  [] as adc => iced!(Adc_r64_rm64);
+                adc32:      "adc"        (d: R32, s: Ri32)                 [] as adc
+                    => iced!(Adc_rm32_r32, Adc_rm32_imm8, Adc_EAX_imm32, Adc_rm32_imm32);
                 sbb_load:   "sbb"        (d: R64, s: M64)                  [] as sbb => iced!(Sbb_r64_rm64);
                 sub32:      "sub"        (d: R32, s: Ri32)                 [] as sub
                     => iced!(Sub_rm32_r32, Sub_rm32_imm8, Sub_EAX_imm32, Sub_rm32_imm32);
                 sub_load:   "sub"        (d: R64, s: M64)                  [] as sub => iced!(Sub_r64_rm64);
+                sub32_load: "sub"        (d: R32, s: M32)                  [] as sub => iced!(Sub_r32_rm32);
                 and32:      "and"        (d: R32, s: Ri32)                 [] as and
                     => iced!(And_rm32_r32, And_rm32_imm8, And_EAX_imm32, And_rm32_imm32);
                 and_load:   "and"        (d: R64, s: M64)                  [] as and => iced!(And_r64_rm64);
@@ -644,9 +651,12 @@ macro_rules! x86_64_table {
                 xor:        "xor"        (d: R64, s: Ri64)                 [] as xor
                     => iced!(Xor_rm64_r64, Xor_rm64_imm8, Xor_RAX_imm32, Xor_rm64_imm32);
                 xor32_load: "xor"        (d: R32, s: M32)                  [] as xor => iced!(Xor_r32_rm32);
+                xor_load:   "xor"        (d: R64, s: M64)                  [] as xor => iced!(Xor_r64_rm64);
                 cmp32:      "cmp"        (a: R32, b: Ri32)                 [] as cmp
                     => iced!(Cmp_rm32_r32, Cmp_rm32_imm8, Cmp_EAX_imm32, Cmp_rm32_imm32);
                 cmp_load:   "cmp"        (a: R64, b: M64)                  [] as cmp => iced!(Cmp_r64_rm64);
+                /// A dword in memory against a sign-extended immediate.
+                cmp32_mem:  "cmp"        (a: M32, b: I32)                  [] as cmp => iced!(Cmp_rm32_imm8, Cmp_rm32_imm32);
                 test32:     "test"       (a: R32, b: R32)                  [] as test => iced!(Test_rm32_r32);
                 /// Signed multiply, the low 32 bits of the product (CF and OF: the product did not fit).
                 imul32:     "imul"       (d: R32, s: Rm32)                 [] as imul => iced!(Imul_r32_rm32);
@@ -668,6 +678,8 @@ macro_rules! x86_64_table {
                 rol32:      "rol"        (d: R32, n: Imm)                  [] as rol => iced!(Rol_rm32_1, Rol_rm32_imm8);
                 /// Rotate right by `n` (mod 32); CF and OF only.
                 ror32:      "ror"        (d: R32, n: Imm)                  [] as ror => iced!(Ror_rm32_1, Ror_rm32_imm8);
+                /// Rotate left by cl (mod 32); CF and OF only.
+                rol32_cl:   "rol"        (d: R32, n: Cl)                   [] as rol => iced!(Rol_rm32_CL);
                 /// Rotate right by `n` (mod 32) into another register, flags untouched.
                 rorx32:     "rorx"       (d: R32, s: Rm32, n: Imm)         [Bmi2] as rorx => iced!(VEX_Rorx_r32_rm32_imm8);
                 shld32:     "shld"       (d: R32, s: R32, n: Imm)          [] as shld => iced!(Shld_rm32_r32_imm8);
@@ -711,6 +723,8 @@ macro_rules! x86_64_table {
                 cmovnz:     "cmovnz"     (d: R64, s: Rm64)                 [] => iced!(Cmovne_r64_rm64);
                 /// Move if greater (signed: not ZF and SF = OF).
                 cmovg:      "cmovg"      (d: R64, s: Rm64)                 [] => iced!(Cmovg_r64_rm64);
+                /// Move if zero (ZF; `cmove`), 32-bit (the upper half zeroed either way).
+                cmovz32:    "cmovz"      (d: R32, s: Rm32)                 [] => iced!(Cmove_r32_rm32);
                 /// Jump if greater (signed >: not ZF and SF = OF).
                 jg:         "jg"         (t: Target)                       [] => iced!(Jg_rel8_64, Jg_rel32_64);
                 /// Jump if greater or equal (signed >=: SF = OF).

@@ -760,6 +760,9 @@ const SHIFT_U: u64 = AF | OF;
 /// rax, rdx and xmm0, as `mul`, `mulx` and `sha256rnds2` use them implicitly.
 const RAX: Reg = Reg::Gpr(0);
 const RDX: Reg = Reg::Gpr(2);
+/// rsp and rbp, as `leave` uses them implicitly.
+const RSP: Reg = Reg::Gpr(4);
+const RBP: Reg = Reg::Gpr(5);
 const XMM0: Reg = Reg::Vec(0);
 /// The bits of RFLAGS beside the status flags that `pushfq` pushes in a user program: bit 1 (always set) and IF.
 pub const PUSHED_FLAGS: u64 = 0x202;
@@ -831,6 +834,15 @@ static SEMS: &[Sem] = sems! {
     ja [N] CF | ZF, 0, 0, false, flow |m, o| jump(m, o, |f| f & (CF | ZF) == 0);
     jbe [N] CF | ZF, 0, 0, false, flow |m, o| jump(m, o, |f| f & (CF | ZF) != 0);
     ret [] 0, 0, 0, false, flow |m, o| Flow::Ret;
+    int3 [] 0, 0, 0, false, |m, o| Err(Fault { addr: 0, len: 0, what: "int3: a breakpoint trap" });
+    leave [] @[RSP => RW, RBP => RW] 0, 0, 0, false, |m, o| {
+        let bp = m.state.gpr[5];
+        let mut b = [0; 8];
+        m.mem.read(bp, &mut b)?;
+        m.state.gpr[5] = u64::from_le_bytes(b);
+        m.state.gpr[4] = bp.wrapping_add(8);
+        Ok(())
+    };
     movabs [W, N] 0, 0, 0, false, |m, o| { let v = gpr(m, &o[1])?; set_gpr(m, &o[0], v) };
     and_store [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'&');
     or_store [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'|');
@@ -846,9 +858,11 @@ static SEMS: &[Sem] = sems! {
     add_load [RW, R] 0, STATUS, 0, false, |m, o| arith(m, o, b'+');
     add32_load [RW, R] 0, STATUS, 0, false, |m, o| arith(m, o, b'+');
     adc_load [RW, R] CF, STATUS, 0, false, |m, o| arith(m, o, b'c');
+    adc32 [RW, R] CF, STATUS, 0, false, |m, o| arith(m, o, b'c');
     sbb_load [RW, R] CF, STATUS, 0, false, |m, o| arith(m, o, b'b');
     sub32 [RW, R] 0, STATUS, 0, false, |m, o| arith(m, o, b'-');
     sub_load [RW, R] 0, STATUS, 0, false, |m, o| arith(m, o, b'-');
+    sub32_load [RW, R] 0, STATUS, 0, false, |m, o| arith(m, o, b'-');
     and32 [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'&');
     and_load [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'&');
     or [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'|');
@@ -856,8 +870,10 @@ static SEMS: &[Sem] = sems! {
     or_load [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'|');
     xor [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'^');
     xor32_load [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'^');
+    xor_load [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'^');
     cmp32 [R, R] 0, STATUS, 0, false, |m, o| arith(m, o, b'?');
     cmp_load [R, R] 0, STATUS, 0, false, |m, o| arith(m, o, b'?');
+    cmp32_mem [R, R] 0, STATUS, 0, false, |m, o| arith(m, o, b'?');
     test32 [R, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b't');
     imul32 [RW, R] 0, STATUS, IMUL_U, false, |m, o| {
         let (a, b) = (gpr(m, &o[0])? as i32, gpr(m, &o[1])? as i32);
@@ -889,6 +905,7 @@ static SEMS: &[Sem] = sems! {
     sar [RW, N] 0, STATUS, SHIFT_U, false, |m, o| shift(m, o, b'a');
     rol32 [RW, N] 0, CF | OF, OF, false, |m, o| rotate(m, o, true);
     ror32 [RW, N] 0, CF | OF, OF, false, |m, o| rotate(m, o, false);
+    rol32_cl [RW, R] 0, CF | OF, OF, false, |m, o| rotate(m, o, true);
     rorx32 [W, R, N] 0, 0, 0, false, |m, o| {
         let v = (gpr(m, &o[1])? as u32).rotate_right((imm(&o[2]) & 31) as u32);
         set_gpr(m, &o[0], v as u64)
@@ -942,6 +959,7 @@ static SEMS: &[Sem] = sems! {
     cmovz [RW, R] ZF, 0, 0, false, |m, o| cmov(m, o, |f| f & ZF != 0);
     cmovnz [RW, R] ZF, 0, 0, false, |m, o| cmov(m, o, |f| f & ZF == 0);
     cmovg [RW, R] ZF | SF | OF, 0, 0, false, |m, o| cmov(m, o, |f| f & ZF == 0 && !less(f));
+    cmovz32 [RW, R] ZF, 0, 0, false, |m, o| cmov(m, o, |f| f & ZF != 0);
     jg [N] ZF | SF | OF, 0, 0, false, flow |m, o| jump(m, o, |f| f & ZF == 0 && !less(f));
     jge [N] SF | OF, 0, 0, false, flow |m, o| jump(m, o, |f| !less(f));
     jl [N] SF | OF, 0, 0, false, flow |m, o| jump(m, o, less);
