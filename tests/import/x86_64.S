@@ -140,6 +140,30 @@ imp_gcrypt_scalar:
 	int3
 	.size	imp_gcrypt_scalar, .-imp_gcrypt_scalar
 
+	.globl	imp_gcrypt_vex
+	.type	imp_gcrypt_vex, @function
+imp_gcrypt_vex:
+	endbr64
+	vmovd	xmm0, dword ptr [rdi]
+	vpinsrd	xmm0, xmm0, dword ptr [rdi + 4], 1
+	vpinsrd	xmm0, xmm0, eax, 2
+	vpextrd	ecx, xmm0, 3
+	vmovq	qword ptr [rsi], xmm0
+	vpsubw	xmm1, xmm2, xmm3
+	vmovddup	xmm4, qword ptr [rdi + 8]
+	paddq	xmm5, xmm6
+	paddb	xmm5, xmmword ptr [rdi]
+	vpbroadcastd	xmm7, dword ptr [rdi + 12]
+	vpbroadcastb	ymm8, byte ptr [rdi + 3]
+	vpbroadcastb	ymm9, xmm1
+	vpaddb	ymm1, ymm2, ymm3
+	vpsubw	ymm1, ymm2, ymmword ptr [rsi]
+	vpabsb	ymm4, ymm5
+	vpcmpgtb	ymm6, ymm7, ymm8
+	vzeroupper
+	ret
+	.size	imp_gcrypt_vex, .-imp_gcrypt_vex
+
 	.section	.rodata
 	.p2align	5
 imp_mask:

@@ -395,10 +395,11 @@ macro_rules! x86_64_table {
                     /// `vmovdqa`: xmm (`vmovdqa`) or ymm (`vmovdqa_y`), register or aligned memory; aligned stores
                     /// (`vmovdqa_store`, `vmovdqa_store_y`).
                     vmovdqa(d, s);
-                    /// `vmovq`: from memory (`vmovq_load`), from a 64-bit register (`vmovq_gpr`) or to one
-                    /// (`vmovq_to_gpr`).
+                    /// `vmovq`: from memory (`vmovq_load`), to memory (`vmovq_store`), from a 64-bit register
+                    /// (`vmovq_gpr`) or to one (`vmovq_to_gpr`).
                     vmovq(d, s);
-                    /// `vmovd`: store of the low dword (`vmovd_store`) or from a 32-bit register (`vmovd_gpr`).
+                    /// `vmovd`: store of the low dword (`vmovd_store`), load (`vmovd_load`) or from a 32-bit register
+                    /// (`vmovd_gpr`).
                     vmovd(d, s);
                     /// `vpxor`: xmm (`vpxor`) or ymm (`vpxor_y`).
                     vpxor(d, a, b);
@@ -543,8 +544,19 @@ macro_rules! x86_64_table {
                     vpxord(d, a, b);
                     /// `vpternlogd`: xmm (`vpternlogd_x`), ymm (`vpternlogd_y`) or zmm (`vpternlogd`).
                     vpternlogd(d, a, b, sel);
-                    /// `vpbroadcastd` to ymm from an xmm register (`vpbroadcastd_y_reg`).
+                    /// `vpbroadcastd` to ymm from an xmm register (`vpbroadcastd_y_reg`), to xmm from memory
+                    /// (`vpbroadcastd_x`).
                     vpbroadcastd(d, s);
+                    /// `vpbroadcastb` to ymm from memory (`vpbroadcastb_y`) or an xmm register (`vpbroadcastb_y_reg`).
+                    vpbroadcastb(d, s);
+                    /// `vpsubw`: xmm (`vpsubw`) or ymm (`vpsubw_y`).
+                    vpsubw(d, a, b);
+                    /// `vpaddb`: xmm (`vpaddb`) or ymm (`vpaddb_y`).
+                    vpaddb(d, a, b);
+                    /// `vpabsb`: ymm (`vpabsb_y`).
+                    vpabsb(d, s);
+                    /// `vpcmpgtb`: ymm (`vpcmpgtb_y`).
+                    vpcmpgtb(d, a, b);
                 }
 
                 // --- general-purpose ---------------------------------------------------------------------------------
@@ -784,10 +796,18 @@ macro_rules! x86_64_table {
                 /// Moves a 64-bit register into the low qword, zeroing the rest.
                 vmovq_gpr:  "vmovq"      (d: X, s: R64)                    [Avx] as vmovq => iced!(VEX_Vmovq_xmm_rm64);
                 vmovd_store: "vmovd"     (d: M32, s: X)                    [Avx] as vmovd => iced!(VEX_Vmovd_rm32_xmm);
+                /// A dword from memory into the low dword, zeroing the rest.
+                vmovd_load: "vmovd"      (d: X, s: M32)                    [Avx] as vmovd => iced!(VEX_Vmovd_xmm_rm32);
+                /// Stores the low qword.
+                vmovq_store: "vmovq"     (d: M64, s: X)                    [Avx] as vmovq => iced!(VEX_Vmovq_xmmm64_xmm);
                 /// Inserts a qword at qword position `n`.
                 vpinsrq:    "vpinsrq"    (d: X, a: X, s: Rm64, n: Imm)     [Avx] => iced!(VEX_Vpinsrq_xmm_xmm_rm64_imm8);
+                /// `a` with the dword `s` inserted at dword position `n` (mod 4).
+                vpinsrd:    "vpinsrd"    (d: X, a: X, s: Rm32, n: Imm)     [Avx] => iced!(VEX_Vpinsrd_xmm_xmm_rm32_imm8);
                 /// Extracts the qword at qword position `n` into a 64-bit register.
                 vpextrq:    "vpextrq"    (d: R64, s: X, n: Imm)            [Avx] => iced!(VEX_Vpextrq_rm64_xmm_imm8);
+                /// Extracts the dword at dword position `n` (mod 4).
+                vpextrd:    "vpextrd"    (d: R32, s: X, n: Imm)            [Avx] => iced!(VEX_Vpextrd_rm32_xmm_imm8);
                 /// Broadcasts a dword from memory to the four dwords (a plain load on current cores).
                 vbroadcastss: "vbroadcastss" (d: X, s: M32)                [Avx] => iced!(VEX_Vbroadcastss_xmm_m32);
                 vpxor:      "vpxor"      (d: X, a: X, b: Xm)               [Avx] as vpxor => iced!(VEX_Vpxor_xmm_xmm_xmmm128);
@@ -797,6 +817,9 @@ macro_rules! x86_64_table {
                 vpaddd:     "vpaddd"     (d: X, a: X, b: Xm)               [Avx] as vpaddd => iced!(VEX_Vpaddd_xmm_xmm_xmmm128);
                 vpaddq:     "vpaddq"     (d: X, a: X, b: Xm)               [Avx] as vpaddq => iced!(VEX_Vpaddq_xmm_xmm_xmmm128);
                 vpsubq:     "vpsubq"     (d: X, a: X, b: Xm)               [Avx] as vpsubq => iced!(VEX_Vpsubq_xmm_xmm_xmmm128);
+                vpsubw:     "vpsubw"     (d: X, a: X, b: Xm)               [Avx] as vpsubw => iced!(VEX_Vpsubw_xmm_xmm_xmmm128);
+                /// The qword from memory into both qwords.
+                vmovddup:   "vmovddup"   (d: X, s: M64)                    [Avx] => iced!(VEX_Vmovddup_xmm_xmmm64);
                 vpshufb:    "vpshufb"    (d: X, a: X, b: Xm)               [Avx] as vpshufb => iced!(VEX_Vpshufb_xmm_xmm_xmmm128);
                 vpshufd:    "vpshufd"    (d: X, a: Xm, sel: Sel)           [Avx] as vpshufd => iced!(VEX_Vpshufd_xmm_xmmm128_imm8);
                 vpalignr:   "vpalignr"   (d: X, a: X, b: Xm, n: Imm)       [Avx] as vpalignr
@@ -850,7 +873,7 @@ macro_rules! x86_64_table {
                 vmovups_load: "vmovups"  (d: X, s: M128)                   [Avx] as vmovups => iced!(VEX_Vmovups_xmm_xmmm128);
                 vmovups_store: "vmovups" (d: M128, s: X)                   [Avx] as vmovups => iced!(VEX_Vmovups_xmmm128_xmm);
                 vxorps:     "vxorps"     (d: X, a: X, b: Xm)               [Avx] => iced!(VEX_Vxorps_xmm_xmm_xmmm128);
-                vpaddb:     "vpaddb"     (d: X, a: X, b: Xm)               [Avx] => iced!(VEX_Vpaddb_xmm_xmm_xmmm128);
+                vpaddb:     "vpaddb"     (d: X, a: X, b: Xm)               [Avx] as vpaddb => iced!(VEX_Vpaddb_xmm_xmm_xmmm128);
                 vpsubd:     "vpsubd"     (d: X, a: X, b: Xm)               [Avx] => iced!(VEX_Vpsubd_xmm_xmm_xmmm128);
                 /// Unsigned multiply of the low dwords of each qword, the 64-bit products.
                 vpmuludq:   "vpmuludq"   (d: X, a: X, b: Xm)               [Avx] as vpmuludq
@@ -941,6 +964,8 @@ macro_rules! x86_64_table {
                 /// SHA-1 message schedule, second part: the four next words, rotated left 1.
                 sha1msg2:   "sha1msg2"   (d: X, s: Xm)                     [Sha] => iced!(Sha1msg2_xmm_xmmm128);
                 paddd:      "paddd"      (d: X, s: Xm)                     [] => iced!(Paddd_xmm_xmmm128);
+                paddq:      "paddq"      (d: X, s: Xm)                     [] => iced!(Paddq_xmm_xmmm128);
+                paddb:      "paddb"      (d: X, s: Xm)                     [] => iced!(Paddb_xmm_xmmm128);
                 pshufd:     "pshufd"     (d: X, s: Xm, sel: Sel)           [] => iced!(Pshufd_xmm_xmmm128_imm8);
                 pshufb:     "pshufb"     (d: X, s: Xm)                     [Ssse3] => iced!(Pshufb_xmm_xmmm128);
                 /// `[d, s]` shifted right by `n` bytes, the low 16 bytes.
@@ -967,6 +992,13 @@ macro_rules! x86_64_table {
                 vpor_y:     "vpor"       (d: Y, a: Y, b: Ym)               [Avx2] as vpor => iced!(VEX_Vpor_ymm_ymm_ymmm256);
                 vpaddd_y:   "vpaddd"     (d: Y, a: Y, b: Ym)               [Avx2] as vpaddd => iced!(VEX_Vpaddd_ymm_ymm_ymmm256);
                 vpaddq_y:   "vpaddq"     (d: Y, a: Y, b: Ym)               [Avx2] as vpaddq => iced!(VEX_Vpaddq_ymm_ymm_ymmm256);
+                vpaddb_y:   "vpaddb"     (d: Y, a: Y, b: Ym)               [Avx2] as vpaddb => iced!(VEX_Vpaddb_ymm_ymm_ymmm256);
+                vpsubw_y:   "vpsubw"     (d: Y, a: Y, b: Ym)               [Avx2] as vpsubw => iced!(VEX_Vpsubw_ymm_ymm_ymmm256);
+                /// Absolute value of each signed byte.
+                vpabsb_y:   "vpabsb"     (d: Y, s: Ym)                     [Avx2] as vpabsb => iced!(VEX_Vpabsb_ymm_ymmm256);
+                /// Bytes signed greater: all ones, else zero.
+                vpcmpgtb_y: "vpcmpgtb"   (d: Y, a: Y, b: Ym)               [Avx2] as vpcmpgtb
+                    => iced!(VEX_Vpcmpgtb_ymm_ymm_ymmm256);
                 vpsubq_y:   "vpsubq"     (d: Y, a: Y, b: Ym)               [Avx2] as vpsubq => iced!(VEX_Vpsubq_ymm_ymm_ymmm256);
                 vpslld_y:   "vpslld"     (d: Y, a: Y, n: Imm)              [Avx2] as vpslld => iced!(VEX_Vpslld_ymm_ymm_imm8);
                 vpsllq_y:   "vpsllq"     (d: Y, a: Y, n: Imm)              [Avx2] as vpsllq => iced!(VEX_Vpsllq_ymm_ymm_imm8);
@@ -1013,6 +1045,15 @@ macro_rules! x86_64_table {
                 /// Broadcasts a dword from memory to the eight dwords.
                 vpbroadcastd_y: "vpbroadcastd" (d: Y, s: M32)              [Avx2] as vpbroadcastd
                     => iced!(VEX_Vpbroadcastd_ymm_xmmm32);
+                /// Broadcasts a dword from memory to the four dwords.
+                vpbroadcastd_x: "vpbroadcastd" (d: X, s: M32)              [Avx2] as vpbroadcastd
+                    => iced!(VEX_Vpbroadcastd_xmm_xmmm32);
+                /// Broadcasts a byte from memory to the 32 bytes.
+                vpbroadcastb_y: "vpbroadcastb" (d: Y, s: M8)               [Avx2] as vpbroadcastb
+                    => iced!(VEX_Vpbroadcastb_ymm_xmmm8);
+                /// Broadcasts the low byte of `s` to the 32 bytes.
+                vpbroadcastb_y_reg: "vpbroadcastb" (d: Y, s: X)            [Avx2] as vpbroadcastb
+                    => iced!(VEX_Vpbroadcastb_ymm_xmmm8);
                 vpshufb_y:  "vpshufb"    (d: Y, a: Y, b: Ym)               [Avx2] as vpshufb => iced!(VEX_Vpshufb_ymm_ymm_ymmm256);
                 vpshufd_y:  "vpshufd"    (d: Y, a: Ym, sel: Sel)           [Avx2] as vpshufd => iced!(VEX_Vpshufd_ymm_ymmm256_imm8);
                 vbroadcasti128: "vbroadcasti128" (d: Y, s: M128)           [Avx2] => iced!(VEX_Vbroadcasti128_ymm_m128);

@@ -567,6 +567,25 @@ fn q2(w: usize, a: &Vector, b: &Vector, f: impl Fn(u64, u64) -> u64) -> Vector {
     v
 }
 
+/// Byte-wise `f(a, b)` over `w` bytes.
+fn b2(w: usize, a: &Vector, b: &Vector, f: impl Fn(u8, u8) -> u8) -> Vector {
+    let mut v = [0; VEC_BYTES];
+    for (i, x) in v[..w].iter_mut().enumerate() {
+        *x = f(a[i], b[i]);
+    }
+    v
+}
+
+/// Word-wise `f(a, b)` over `w` bytes.
+fn w2(w: usize, a: &Vector, b: &Vector, f: impl Fn(u16, u16) -> u16) -> Vector {
+    let word = |v: &Vector, i: usize| u16::from_le_bytes([v[i], v[i + 1]]);
+    let mut v = [0; VEC_BYTES];
+    for i in (0..w).step_by(2) {
+        v[i..i + 2].copy_from_slice(&f(word(a, i), word(b, i)).to_le_bytes());
+    }
+    v
+}
+
 /// Dword-wise `f(a, b)` over `w` bytes.
 fn d2(w: usize, a: &Vector, b: &Vector, f: impl Fn(u32, u32) -> u32) -> Vector {
     let d = |v: &Vector, i: usize| u32::from_le_bytes(v[i..i + 4].try_into().unwrap());
@@ -1005,15 +1024,26 @@ static SEMS: &[Sem] = sems! {
         set_vec(m, &o[0], d)
     };
     vmovd_store [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
+    vmovd_load [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
+    vmovq_store [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vpinsrq [W, R, R, N] 0, 0, 0, false, |m, o| {
         let (mut a, s, n) = (vec(m, &o[1])?, gpr(m, &o[2])?, imm(&o[3]) as usize & 1);
         a[n * 8..n * 8 + 8].copy_from_slice(&s.to_le_bytes());
+        set_vec(m, &o[0], a)
+    };
+    vpinsrd [W, R, R, N] 0, 0, 0, false, |m, o| {
+        let (mut a, s, n) = (vec(m, &o[1])?, gpr(m, &o[2])?, imm(&o[3]) as usize & 3);
+        a[n * 4..n * 4 + 4].copy_from_slice(&(s as u32).to_le_bytes());
         set_vec(m, &o[0], a)
     };
     vpextrq [W, R, N] 0, 0, 0, false, |m, o| {
         let (a, n) = (vec(m, &o[1])?, imm(&o[2]) as usize & 1);
         let v = u64::from_le_bytes(a[n * 8..n * 8 + 8].try_into().expect("8 bytes"));
         set_gpr(m, &o[0], v)
+    };
+    vpextrd [W, R, N] 0, 0, 0, false, |m, o| {
+        let (a, n) = (vec(m, &o[1])?, imm(&o[2]) as usize & 3);
+        set_gpr(m, &o[0], dword(&a, n) as u64)
     };
     vbroadcastss [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 4);
     vpxor [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| x ^ y));
@@ -1023,6 +1053,8 @@ static SEMS: &[Sem] = sems! {
     vpaddd [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| d2(w, a, b, u32::wrapping_add));
     vpaddq [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, u64::wrapping_add));
     vpsubq [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, u64::wrapping_sub));
+    vpsubw [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| w2(w, a, b, u16::wrapping_sub));
+    vmovddup [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 8);
     vpshufb [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, pshufb));
     vpshufd [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| lanes(w, a, a, |x, _| pshufd(x, n)));
     vpalignr [W, R, R, N] 0, 0, 0, false, |m, o| {
@@ -1188,6 +1220,8 @@ static SEMS: &[Sem] = sems! {
     paddd [RW, R] 0, 0, 0, false, |m, o| {
         legacy(m, o, |a, b| std::array::from_fn(|i| dword(a, i / 4).wrapping_add(dword(b, i / 4)).to_le_bytes()[i % 4]))
     };
+    paddq [RW, R] 0, 0, 0, false, |m, o| legacy(m, o, |a, b| map_q(a, b, u64::wrapping_add));
+    paddb [RW, R] 0, 0, 0, false, |m, o| legacy(m, o, |a, b| std::array::from_fn(|i| a[i].wrapping_add(b[i])));
     pshufd [W, R, N] 0, 0, 0, false, |m, o| {
         let n = imm(&o[2]);
         legacy(m, o, |_, s| pshufd(s, n))
@@ -1214,6 +1248,13 @@ static SEMS: &[Sem] = sems! {
     vpor_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| x | y));
     vpaddd_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| d2(w, a, b, u32::wrapping_add));
     vpaddq_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, u64::wrapping_add));
+    vpaddb_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| b2(w, a, b, u8::wrapping_add));
+    vpsubw_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| w2(w, a, b, u16::wrapping_sub));
+    vpabsb_y [W, R] 0, 0, 0, false, |m, o| {
+        let a = vec(m, &o[1])?;
+        set_vec(m, &o[0], b2(width(&o[0]), &a, &a, |x, _| (x as i8).unsigned_abs()))
+    };
+    vpcmpgtb_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| b2(w, a, b, |x, y| if x as i8 > y as i8 { !0 } else { 0 }));
     vpsubq_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, u64::wrapping_sub));
     vpslld_y [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| d2(w, a, a, |x, _| if n > 31 { 0 } else { x << n }));
     vpsllq_y [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| q2(w, a, a, |x, _| if n > 63 { 0 } else { x << n }));
@@ -1242,6 +1283,9 @@ static SEMS: &[Sem] = sems! {
     vpbroadcastq_y [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 8);
     vpbroadcastq_y_reg [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 8);
     vpbroadcastd_y [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 4);
+    vpbroadcastd_x [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 4);
+    vpbroadcastb_y [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 1);
+    vpbroadcastb_y_reg [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 1);
     vpshufb_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, pshufb));
     vpshufd_y [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| lanes(w, a, a, |x, _| pshufd(x, n)));
     vbroadcasti128 [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 16);
