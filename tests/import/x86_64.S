@@ -164,6 +164,31 @@ imp_gcrypt_vex:
 	ret
 	.size	imp_gcrypt_vex, .-imp_gcrypt_vex
 
+	.globl	imp_gcrypt_avx512vl
+	.type	imp_gcrypt_avx512vl, @function
+imp_gcrypt_avx512vl:
+	endbr64
+	vmovdqu64	xmm0, xmmword ptr [rdi]
+	vmovdqu64	ymm1, ymmword ptr [rdi + 32]
+	vmovdqa64	xmm2, xmm0
+	vpxorq	xmm0, xmm0, xmm2
+	vpxorq	ymm1, ymm1, ymmword ptr [rsi]
+	vpternlogq	xmm3, xmm0, xmm2, 0x96
+	vpternlogq	ymm4, ymm1, ymm5, 0xe8
+	vprold	xmm0, xmm0, 7
+	vprold	ymm1, ymm1, 12
+	vprord	xmm2, xmm3, 8
+	vprord	ymm4, ymm5, 16
+	vprolq	xmm6, xmm7, 1
+	vprolq	ymm6, ymm7, 3
+	vprorq	xmm8, xmm9, 28
+	vprorq	ymm8, ymm9, 41
+	vmovdqu64	xmmword ptr [rsi], xmm0
+	vmovdqu64	ymmword ptr [rsi + 32], ymm1
+	vzeroupper
+	ret
+	.size	imp_gcrypt_avx512vl, .-imp_gcrypt_avx512vl
+
 	.section	.rodata
 	.p2align	5
 imp_mask:

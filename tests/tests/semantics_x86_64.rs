@@ -235,9 +235,10 @@ impl<M: Fn(Op, &mut Machine<'_>, &[Operand])> Isa for X86<M> {
     fn draw(&self, rng: &mut Rng, op: Op) -> Option<(Self::Draw, Vec<u8>)> {
         let info = &OPS[op as usize];
         let base = gpr(rng);
-        // Legacy SSE forms (no `v`) fault on unaligned 16-byte memory, as `vmovdqa` does.
+        // Legacy SSE forms (no `v`) fault on unaligned 16-byte memory, as `vmovdqa` and `vmovdqa64` do.
         let legacy = !info.mnemonic().starts_with('v') && info.kinds.iter().any(|k| matches!(*k, "X" | "Xm"));
-        let aligned = matches!(info.mnemonic(), "vmovdqa" | "movdqa") || (legacy && info.mnemonic() != "movdqu");
+        let aligned =
+            matches!(info.mnemonic(), "vmovdqa" | "vmovdqa64" | "movdqa") || (legacy && info.mnemonic() != "movdqu");
         let ops = operands(rng, info.kinds, base, aligned);
         let code = harness(&encode(op, &ops));
         Some(((ops, base), code))

@@ -458,7 +458,8 @@ macro_rules! x86_64_table {
                     vpsrlvq(d, a, n);
                     /// `vpsrlq`: xmm (`vpsrlq`), ymm (`vpsrlq_y`) or zmm (`vpsrlq_z`).
                     vpsrlq(d, a, n);
-                    /// `vmovdqu64`: zmm from zmm or memory (`vmovdqu64`), or store (`vmovdqu64_store`).
+                    /// `vmovdqu64`: zmm from zmm or memory (`vmovdqu64`), or store (`vmovdqu64_store`); xmm or ymm
+                    /// (`vmovdqu64_x`, `vmovdqu64_y`, `vmovdqu64_store_x`, `vmovdqu64_store_y`).
                     vmovdqu64(d, s);
                     /// `vpblendd`: xmm (`vpblendd`) or ymm (`vpblendd_y`).
                     vpblendd(d, a, b, sel);
@@ -544,6 +545,20 @@ macro_rules! x86_64_table {
                     vpxord(d, a, b);
                     /// `vpternlogd`: xmm (`vpternlogd_x`), ymm (`vpternlogd_y`) or zmm (`vpternlogd`).
                     vpternlogd(d, a, b, sel);
+                    /// `vpxorq`: xmm (`vpxorq_x`), ymm (`vpxorq_y`) or zmm (`vpxorq`).
+                    vpxorq(d, a, b);
+                    /// `vpternlogq`: xmm (`vpternlogq_x`), ymm (`vpternlogq_y`) or zmm (`vpternlogq`).
+                    vpternlogq(d, a, b, sel);
+                    /// `vprold`: xmm (`vprold_x`), ymm (`vprold_y`) or zmm (`vprold`).
+                    vprold(d, a, n);
+                    /// `vprord`: xmm (`vprord_x`) or ymm (`vprord_y`).
+                    vprord(d, a, n);
+                    /// `vprolq`: xmm (`vprolq_x`) or ymm (`vprolq_y`).
+                    vprolq(d, a, n);
+                    /// `vprorq`: xmm (`vprorq_x`) or ymm (`vprorq_y`).
+                    vprorq(d, a, n);
+                    /// `vmovdqa64`: xmm (`vmovdqa64_x`).
+                    vmovdqa64(d, s);
                     /// `vpbroadcastd` to ymm from an xmm register (`vpbroadcastd_y_reg`), to xmm from memory
                     /// (`vpbroadcastd_x`).
                     vpbroadcastd(d, s);
@@ -1097,10 +1112,11 @@ macro_rules! x86_64_table {
                     => iced!(EVEX_Vmovdqu64_zmm_k1z_zmmm512);
                 vmovdqu64_store: "vmovdqu64" (d: M512, s: Z)               [Avx512f] as vmovdqu64
                     => iced!(EVEX_Vmovdqu64_zmmm512_k1z_zmm);
-                vpxorq:     "vpxorq"     (d: Z, a: Z, b: Zm)               [Avx512f] => iced!(EVEX_Vpxorq_zmm_k1z_zmm_zmmm512b64);
+                vpxorq:     "vpxorq"     (d: Z, a: Z, b: Zm)               [Avx512f] as vpxorq
+                    => iced!(EVEX_Vpxorq_zmm_k1z_zmm_zmmm512b64);
                 /// Bitwise ternary logic: bit `(d << 2) | (a << 1) | b` of `sel` is each result bit (`0x96`: xor of the
                 /// three).
-                vpternlogq: "vpternlogq" (d: Z, a: Z, b: Zm, sel: Sel)     [Avx512f]
+                vpternlogq: "vpternlogq" (d: Z, a: Z, b: Zm, sel: Sel)     [Avx512f] as vpternlogq
                     => iced!(EVEX_Vpternlogq_zmm_k1z_zmm_zmmm512b64_imm8);
                 /// Carry-less multiply in each of the four 128-bit lanes.
                 vpclmulqdq_z: "vpclmulqdq" (d: Z, a: Z, b: Zm, sel: Sel)   [Avx512f, Vpclmulqdq] as vpclmulqdq
@@ -1158,7 +1174,8 @@ macro_rules! x86_64_table {
                 vpbroadcastd_z: "vpbroadcastd" (d: Z, s: M32)              [Avx512f] as vpbroadcastd
                     => iced!(EVEX_Vpbroadcastd_zmm_k1z_xmmm32);
                 /// Rotates each dword left by `n` (mod 32).
-                vprold:     "vprold"     (d: Z, a: Z, n: Imm)              [Avx512f] => iced!(EVEX_Vprold_zmm_k1z_zmmm512b32_imm8);
+                vprold:     "vprold"     (d: Z, a: Z, n: Imm)              [Avx512f] as vprold
+                    => iced!(EVEX_Vprold_zmm_k1z_zmmm512b32_imm8);
                 vpshufd_z:  "vpshufd"    (d: Z, a: Zm, sel: Sel)           [Avx512f] as vpshufd
                     => iced!(EVEX_Vpshufd_zmm_k1z_zmmm512b32_imm8);
                 vpunpckldq_z: "vpunpckldq" (d: Z, a: Z, b: Zm)             [Avx512f] as vpunpckldq
@@ -1183,6 +1200,44 @@ macro_rules! x86_64_table {
                     => iced!(EVEX_Vpternlogd_xmm_k1z_xmm_xmmm128b32_imm8);
                 vpternlogd_y: "vpternlogd" (d: Y, a: Y, b: Ym, sel: Sel)   [Avx512f, Avx512vl] as vpternlogd
                     => iced!(EVEX_Vpternlogd_ymm_k1z_ymm_ymmm256b32_imm8);
+                vpxorq_x:   "vpxorq"     (d: X, a: X, b: Xm)               [Avx512f, Avx512vl] as vpxorq
+                    => iced!(EVEX_Vpxorq_xmm_k1z_xmm_xmmm128b64);
+                vpxorq_y:   "vpxorq"     (d: Y, a: Y, b: Ym)               [Avx512f, Avx512vl] as vpxorq
+                    => iced!(EVEX_Vpxorq_ymm_k1z_ymm_ymmm256b64);
+                vpternlogq_x: "vpternlogq" (d: X, a: X, b: Xm, sel: Sel)   [Avx512f, Avx512vl] as vpternlogq
+                    => iced!(EVEX_Vpternlogq_xmm_k1z_xmm_xmmm128b64_imm8);
+                vpternlogq_y: "vpternlogq" (d: Y, a: Y, b: Ym, sel: Sel)   [Avx512f, Avx512vl] as vpternlogq
+                    => iced!(EVEX_Vpternlogq_ymm_k1z_ymm_ymmm256b64_imm8);
+                vprold_x:   "vprold"     (d: X, a: X, n: Imm)              [Avx512f, Avx512vl] as vprold
+                    => iced!(EVEX_Vprold_xmm_k1z_xmmm128b32_imm8);
+                vprold_y:   "vprold"     (d: Y, a: Y, n: Imm)              [Avx512f, Avx512vl] as vprold
+                    => iced!(EVEX_Vprold_ymm_k1z_ymmm256b32_imm8);
+                /// Rotates each dword right by `n` (mod 32).
+                vprord_x:   "vprord"     (d: X, a: X, n: Imm)              [Avx512f, Avx512vl] as vprord
+                    => iced!(EVEX_Vprord_xmm_k1z_xmmm128b32_imm8);
+                vprord_y:   "vprord"     (d: Y, a: Y, n: Imm)              [Avx512f, Avx512vl] as vprord
+                    => iced!(EVEX_Vprord_ymm_k1z_ymmm256b32_imm8);
+                /// Rotates each qword left by `n` (mod 64).
+                vprolq_x:   "vprolq"     (d: X, a: X, n: Imm)              [Avx512f, Avx512vl] as vprolq
+                    => iced!(EVEX_Vprolq_xmm_k1z_xmmm128b64_imm8);
+                vprolq_y:   "vprolq"     (d: Y, a: Y, n: Imm)              [Avx512f, Avx512vl] as vprolq
+                    => iced!(EVEX_Vprolq_ymm_k1z_ymmm256b64_imm8);
+                /// Rotates each qword right by `n` (mod 64).
+                vprorq_x:   "vprorq"     (d: X, a: X, n: Imm)              [Avx512f, Avx512vl] as vprorq
+                    => iced!(EVEX_Vprorq_xmm_k1z_xmmm128b64_imm8);
+                vprorq_y:   "vprorq"     (d: Y, a: Y, n: Imm)              [Avx512f, Avx512vl] as vprorq
+                    => iced!(EVEX_Vprorq_ymm_k1z_ymmm256b64_imm8);
+                vmovdqu64_x: "vmovdqu64" (d: X, s: Xm)                     [Avx512f, Avx512vl] as vmovdqu64
+                    => iced!(EVEX_Vmovdqu64_xmm_k1z_xmmm128);
+                vmovdqu64_y: "vmovdqu64" (d: Y, s: Ym)                     [Avx512f, Avx512vl] as vmovdqu64
+                    => iced!(EVEX_Vmovdqu64_ymm_k1z_ymmm256);
+                vmovdqu64_store_x: "vmovdqu64" (d: M128, s: X)             [Avx512f, Avx512vl] as vmovdqu64
+                    => iced!(EVEX_Vmovdqu64_xmmm128_k1z_xmm);
+                vmovdqu64_store_y: "vmovdqu64" (d: M256, s: Y)             [Avx512f, Avx512vl] as vmovdqu64
+                    => iced!(EVEX_Vmovdqu64_ymmm256_k1z_ymm);
+                /// Register or aligned memory.
+                vmovdqa64_x: "vmovdqa64" (d: X, s: Xm)                     [Avx512f, Avx512vl] as vmovdqa64
+                    => iced!(EVEX_Vmovdqa64_xmm_k1z_xmmm128);
                 vmovdqu8:   "vmovdqu8"   (d: Z, s: Zm)                     [Avx512f, Avx512bw] as vmovdqu8
                     => iced!(EVEX_Vmovdqu8_zmm_k1z_zmmm512);
                 vmovdqu8_store: "vmovdqu8" (d: M512, s: Z)                 [Avx512f, Avx512bw] as vmovdqu8

@@ -1370,6 +1370,23 @@ static SEMS: &[Sem] = sems! {
     vpxord_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| x ^ y));
     vpternlogd_x [RW, R, R, N] 0, 0, 0, false, |m, o| ternlog_op(m, o);
     vpternlogd_y [RW, R, R, N] 0, 0, 0, false, |m, o| ternlog_op(m, o);
+    vpxorq_x [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| x ^ y));
+    vpxorq_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| x ^ y));
+    vpternlogq_x [RW, R, R, N] 0, 0, 0, false, |m, o| ternlog_op(m, o);
+    vpternlogq_y [RW, R, R, N] 0, 0, 0, false, |m, o| ternlog_op(m, o);
+    vprold_x [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| d2(w, a, a, |x, _| x.rotate_left(n as u32 & 31)));
+    vprold_y [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| d2(w, a, a, |x, _| x.rotate_left(n as u32 & 31)));
+    vprord_x [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| d2(w, a, a, |x, _| x.rotate_right(n as u32 & 31)));
+    vprord_y [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| d2(w, a, a, |x, _| x.rotate_right(n as u32 & 31)));
+    vprolq_x [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| q2(w, a, a, |x, _| x.rotate_left(n as u32 & 63)));
+    vprolq_y [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| q2(w, a, a, |x, _| x.rotate_left(n as u32 & 63)));
+    vprorq_x [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| q2(w, a, a, |x, _| x.rotate_right(n as u32 & 63)));
+    vprorq_y [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| q2(w, a, a, |x, _| x.rotate_right(n as u32 & 63)));
+    vmovdqu64_x [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
+    vmovdqu64_y [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
+    vmovdqu64_store_x [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
+    vmovdqu64_store_y [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
+    vmovdqa64_x [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vmovdqu8 [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vmovdqu8_store [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vmovdqu8_maskz [W, R] 0, 0, 0, false, |m, o| {
