@@ -189,6 +189,25 @@ imp_gcrypt_avx512vl:
 	ret
 	.size	imp_gcrypt_avx512vl, .-imp_gcrypt_avx512vl
 
+	.globl	imp_gcrypt_zmm
+	.type	imp_gcrypt_zmm, @function
+imp_gcrypt_zmm:
+	endbr64
+	vmovdqu32	zmm0, zmmword ptr [rdi]
+	vmovdqa64	zmm1, zmm0
+	vmovdqa32	zmm2, zmmword ptr [rdi + 64]
+	vpaddb	zmm3, zmm1, zmm2
+	vpaddw	zmm4, zmm3, zmmword ptr [rsi]
+	vshufi32x4	zmm5, zmm4, zmm3, 0x4e
+	vpbroadcastb	zmm6, byte ptr [rdi + 1]
+	vpbroadcastb	zmm7, xmm1
+	vpbroadcastq	zmm8, qword ptr [rdi + 8]
+	vpbroadcastq	zmm9, xmm2
+	vmovdqu32	zmmword ptr [rsi], zmm5
+	vzeroupper
+	ret
+	.size	imp_gcrypt_zmm, .-imp_gcrypt_zmm
+
 	.section	.rodata
 	.p2align	5
 imp_mask:

@@ -237,8 +237,8 @@ impl<M: Fn(Op, &mut Machine<'_>, &[Operand])> Isa for X86<M> {
         let base = gpr(rng);
         // Legacy SSE forms (no `v`) fault on unaligned 16-byte memory, as `vmovdqa` and `vmovdqa64` do.
         let legacy = !info.mnemonic().starts_with('v') && info.kinds.iter().any(|k| matches!(*k, "X" | "Xm"));
-        let aligned =
-            matches!(info.mnemonic(), "vmovdqa" | "vmovdqa64" | "movdqa") || (legacy && info.mnemonic() != "movdqu");
+        let aligned = matches!(info.mnemonic(), "vmovdqa" | "vmovdqa32" | "vmovdqa64" | "movdqa")
+            || (legacy && info.mnemonic() != "movdqu");
         let ops = operands(rng, info.kinds, base, aligned);
         let code = harness(&encode(op, &ops));
         Some(((ops, base), code))

@@ -533,8 +533,8 @@ macro_rules! x86_64_table {
                     vpalignr(d, a, b, n);
                     /// `vpmuludq`: xmm (`vpmuludq`) or ymm (`vpmuludq_y`).
                     vpmuludq(d, a, b);
-                    /// `vpbroadcastq` to ymm: from memory (`vpbroadcastq_y`) or from an xmm register
-                    /// (`vpbroadcastq_y_reg`).
+                    /// `vpbroadcastq` to ymm or zmm: from memory (`vpbroadcastq_y`, `vpbroadcastq_z`) or from an xmm
+                    /// register (`vpbroadcastq_y_reg`, `vpbroadcastq_z_reg`).
                     vpbroadcastq(d, s);
                     /// `vmovdqu8` (AVX-512BW): zmm from zmm or memory (`vmovdqu8`), under a zeroing mask
                     /// (`vmovdqu8_maskz`), or store (`vmovdqu8_store`).
@@ -557,16 +557,21 @@ macro_rules! x86_64_table {
                     vprolq(d, a, n);
                     /// `vprorq`: xmm (`vprorq_x`) or ymm (`vprorq_y`).
                     vprorq(d, a, n);
-                    /// `vmovdqa64`: xmm (`vmovdqa64_x`).
+                    /// `vmovdqa64`: xmm (`vmovdqa64_x`) or zmm (`vmovdqa64`).
                     vmovdqa64(d, s);
+                    /// `vmovdqu32`: zmm from zmm or memory (`vmovdqu32`), or store (`vmovdqu32_store`).
+                    vmovdqu32(d, s);
+                    /// `vpaddw`: zmm (`vpaddw_z`).
+                    vpaddw(d, a, b);
                     /// `vpbroadcastd` to ymm from an xmm register (`vpbroadcastd_y_reg`), to xmm from memory
                     /// (`vpbroadcastd_x`).
                     vpbroadcastd(d, s);
-                    /// `vpbroadcastb` to ymm from memory (`vpbroadcastb_y`) or an xmm register (`vpbroadcastb_y_reg`).
+                    /// `vpbroadcastb` to ymm or zmm from memory (`vpbroadcastb_y`, `vpbroadcastb_z`) or an xmm register
+                    /// (`vpbroadcastb_y_reg`, `vpbroadcastb_z_reg`).
                     vpbroadcastb(d, s);
                     /// `vpsubw`: xmm (`vpsubw`) or ymm (`vpsubw_y`).
                     vpsubw(d, a, b);
-                    /// `vpaddb`: xmm (`vpaddb`) or ymm (`vpaddb_y`).
+                    /// `vpaddb`: xmm (`vpaddb`), ymm (`vpaddb_y`) or zmm (`vpaddb_z`).
                     vpaddb(d, a, b);
                     /// `vpabsb`: ymm (`vpabsb_y`).
                     vpabsb(d, s);
@@ -1146,6 +1151,34 @@ macro_rules! x86_64_table {
                 /// Broadcasts 16 bytes from memory to the four 128-bit lanes.
                 vbroadcasti32x4: "vbroadcasti32x4" (d: Z, s: M128)         [Avx512f]
                     => iced!(EVEX_Vbroadcasti32x4_zmm_k1z_m128);
+                /// 128-bit lanes (as `vshufi64x2`; the dword form differs only under a mask).
+                vshufi32x4: "vshufi32x4" (d: Z, a: Z, b: Zm, sel: Sel)     [Avx512f]
+                    => iced!(EVEX_Vshufi32x4_zmm_k1z_zmm_zmmm512b32_imm8);
+                vmovdqu32:  "vmovdqu32"  (d: Z, s: Zm)                     [Avx512f] as vmovdqu32
+                    => iced!(EVEX_Vmovdqu32_zmm_k1z_zmmm512);
+                vmovdqu32_store: "vmovdqu32" (d: M512, s: Z)               [Avx512f] as vmovdqu32
+                    => iced!(EVEX_Vmovdqu32_zmmm512_k1z_zmm);
+                /// Register or aligned memory.
+                vmovdqa32:  "vmovdqa32"  (d: Z, s: Zm)                     [Avx512f] => iced!(EVEX_Vmovdqa32_zmm_k1z_zmmm512);
+                /// Register or aligned memory.
+                vmovdqa64:  "vmovdqa64"  (d: Z, s: Zm)                     [Avx512f] as vmovdqa64
+                    => iced!(EVEX_Vmovdqa64_zmm_k1z_zmmm512);
+                vpaddb_z:   "vpaddb"     (d: Z, a: Z, b: Zm)               [Avx512f, Avx512bw] as vpaddb
+                    => iced!(EVEX_Vpaddb_zmm_k1z_zmm_zmmm512);
+                vpaddw_z:   "vpaddw"     (d: Z, a: Z, b: Zm)               [Avx512f, Avx512bw] as vpaddw
+                    => iced!(EVEX_Vpaddw_zmm_k1z_zmm_zmmm512);
+                /// Broadcasts a byte from memory to the 64 bytes.
+                vpbroadcastb_z: "vpbroadcastb" (d: Z, s: M8)               [Avx512f, Avx512bw] as vpbroadcastb
+                    => iced!(EVEX_Vpbroadcastb_zmm_k1z_xmmm8);
+                /// Broadcasts the low byte of `s` to the 64 bytes.
+                vpbroadcastb_z_reg: "vpbroadcastb" (d: Z, s: X)            [Avx512f, Avx512bw] as vpbroadcastb
+                    => iced!(EVEX_Vpbroadcastb_zmm_k1z_xmmm8);
+                /// Broadcasts a qword from memory to the eight qwords.
+                vpbroadcastq_z: "vpbroadcastq" (d: Z, s: M64)              [Avx512f] as vpbroadcastq
+                    => iced!(EVEX_Vpbroadcastq_zmm_k1z_xmmm64);
+                /// Broadcasts the low qword of `s` to the eight qwords.
+                vpbroadcastq_z_reg: "vpbroadcastq" (d: Z, s: X)            [Avx512f] as vpbroadcastq
+                    => iced!(EVEX_Vpbroadcastq_zmm_k1z_xmmm64);
                 /// AES last round on the four 128-bit lanes.
                 vaesenclast_z: "vaesenclast" (d: Z, a: Z, k: Zm)          [Avx512f, Vaes] as vaesenclast
                     => iced!(EVEX_Vaesenclast_zmm_zmm_zmmm512);

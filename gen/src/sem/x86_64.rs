@@ -1348,6 +1348,17 @@ static SEMS: &[Sem] = sems! {
     vinserti64x4 [W, R, R, N] 0, 0, 0, false, |m, o| insert_half(m, o, 32);
     vextracti64x4 [W, R, N] 0, 0, 0, false, |m, o| extract_half(m, o, 32);
     vbroadcasti32x4 [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 16);
+    vshufi32x4 [W, R, R, N] 0, 0, 0, false, |m, o| (sem(Op::vshufi64x2).exec)(m, o).map(|_| ());
+    vmovdqu32 [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
+    vmovdqu32_store [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
+    vmovdqa32 [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
+    vmovdqa64 [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
+    vpaddb_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| b2(w, a, b, u8::wrapping_add));
+    vpaddw_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| w2(w, a, b, u16::wrapping_add));
+    vpbroadcastb_z [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 1);
+    vpbroadcastb_z_reg [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 1);
+    vpbroadcastq_z [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 8);
+    vpbroadcastq_z_reg [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 8);
     vaesenclast_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, aesenclast));
     vaesenc_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, aesenc));
     vaesdec_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, aesdec));
