@@ -208,6 +208,29 @@ imp_gcrypt_zmm:
 	ret
 	.size	imp_gcrypt_zmm, .-imp_gcrypt_zmm
 
+	.globl	imp_gcrypt_more
+	.type	imp_gcrypt_more, @function
+imp_gcrypt_more:
+	endbr64
+	xor	qword ptr [rdi], rax
+	xor	qword ptr [rdi + 8], 5
+	add	qword ptr [rsi], rcx
+	add	qword ptr [rsi + 16], 1
+	add	cl, 3
+	add	byte ptr [rdi + 2], 7
+	adc	dl, 0
+	adc	al, 1
+	tzcnt	eax, ecx
+	vmovdqu	xmm1, xmm2
+	vmovdqu	ymm3, ymm12
+	vpsrlw	xmm4, xmm5, 4
+	vpaddw	ymm6, ymm7, ymm8
+	vpcmpgtb	xmm9, xmm10, xmm11
+	vpabsb	xmm12, xmmword ptr [rdi]
+	vzeroupper
+	ret
+	.size	imp_gcrypt_more, .-imp_gcrypt_more
+
 	.section	.rodata
 	.p2align	5
 imp_mask:

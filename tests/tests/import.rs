@@ -142,6 +142,7 @@ fn importer_x86_64_hand_written_forms_round_trip() {
             "imp_gcrypt_vex",
             "imp_gcrypt_avx512vl",
             "imp_gcrypt_zmm",
+            "imp_gcrypt_more",
         ],
     );
 }

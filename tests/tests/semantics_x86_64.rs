@@ -70,9 +70,8 @@ fn gpr(rng: &mut Rng) -> u8 {
 }
 
 /// Random operands for an entry's kinds; `base` is the register memory operands use, if any.
-/// `aligned`: displacements are multiples of 32 (`vmovdqa` faults on unaligned memory).
-fn operands(rng: &mut Rng, kinds: &[&str], base: u8, aligned: bool) -> Vec<Operand> {
-    let step = if aligned { 32 } else { 1 };
+/// `step`: displacements are multiples of it (`vmovdqa` faults on unaligned memory; the buffer is 64-byte aligned).
+fn operands(rng: &mut Rng, kinds: &[&str], base: u8, step: i32) -> Vec<Operand> {
     let m = |rng: &mut Rng, size| Operand::Mem(size, mem(Gpr(base), (rng.below(65) as i32 - 32) / step * step));
     let pick = |rng: &mut Rng| rng.below(2) == 0;
     kinds
@@ -239,7 +238,13 @@ impl<M: Fn(Op, &mut Machine<'_>, &[Operand])> Isa for X86<M> {
         let legacy = !info.mnemonic().starts_with('v') && info.kinds.iter().any(|k| matches!(*k, "X" | "Xm"));
         let aligned = matches!(info.mnemonic(), "vmovdqa" | "vmovdqa32" | "vmovdqa64" | "movdqa")
             || (legacy && info.mnemonic() != "movdqu");
-        let ops = operands(rng, info.kinds, base, aligned);
+        // A zmm operand of `vmovdqa32`/`vmovdqa64` needs 64-byte alignment.
+        let step = match (aligned, info.kinds.contains(&"Zm")) {
+            (false, _) => 1,
+            (true, false) => 32,
+            (true, true) => 64,
+        };
+        let ops = operands(rng, info.kinds, base, step);
         let code = harness(&encode(op, &ops));
         Some(((ops, base), code))
     }

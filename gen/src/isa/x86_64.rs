@@ -390,7 +390,7 @@ macro_rules! x86_64_table {
                     /// load (`xor_load`, `xor32_load`).
                     xor(d, s);
                     /// `vmovdqu`: load or store, xmm (`vmovdqu_load`, `vmovdqu_store`) or ymm (`vmovdqu_load_y`,
-                    /// `vmovdqu_store_y`).
+                    /// `vmovdqu_store_y`); register to register (`vmovdqu_reg`, `vmovdqu_reg_y`).
                     vmovdqu(d, s);
                     /// `vmovdqa`: xmm (`vmovdqa`) or ymm (`vmovdqa_y`), register or aligned memory; aligned stores
                     /// (`vmovdqa_store`, `vmovdqa_store_y`).
@@ -561,7 +561,7 @@ macro_rules! x86_64_table {
                     vmovdqa64(d, s);
                     /// `vmovdqu32`: zmm from zmm or memory (`vmovdqu32`), or store (`vmovdqu32_store`).
                     vmovdqu32(d, s);
-                    /// `vpaddw`: zmm (`vpaddw_z`).
+                    /// `vpaddw`: ymm (`vpaddw_y`) or zmm (`vpaddw_z`).
                     vpaddw(d, a, b);
                     /// `vpbroadcastd` to ymm from an xmm register (`vpbroadcastd_y_reg`), to xmm from memory
                     /// (`vpbroadcastd_x`).
@@ -573,9 +573,9 @@ macro_rules! x86_64_table {
                     vpsubw(d, a, b);
                     /// `vpaddb`: xmm (`vpaddb`), ymm (`vpaddb_y`) or zmm (`vpaddb_z`).
                     vpaddb(d, a, b);
-                    /// `vpabsb`: ymm (`vpabsb_y`).
+                    /// `vpabsb`: xmm (`vpabsb`) or ymm (`vpabsb_y`).
                     vpabsb(d, s);
-                    /// `vpcmpgtb`: ymm (`vpcmpgtb_y`).
+                    /// `vpcmpgtb`: xmm (`vpcmpgtb`) or ymm (`vpcmpgtb_y`).
                     vpcmpgtb(d, a, b);
                 }
 
@@ -655,6 +655,12 @@ macro_rules! x86_64_table {
                 /// `or` into memory: a register or a sign-extended imm32.
                 or_store:   "or"         (d: M64, s: Ri64)                 [] as or
                     => iced!(Or_rm64_r64, Or_rm64_imm8, Or_rm64_imm32);
+                /// `xor` into memory: a register or a sign-extended imm32.
+                xor_store:  "xor"        (d: M64, s: Ri64)                 [] as xor
+                    => iced!(Xor_rm64_r64, Xor_rm64_imm8, Xor_rm64_imm32);
+                /// `add` into memory: a register or a sign-extended imm32.
+                add_store:  "add"        (d: M64, s: Ri64)                 [] as add
+                    => iced!(Add_rm64_r64, Add_rm64_imm8, Add_rm64_imm32);
                 mov32:      "mov"        (d: R32, s: Ri32)                 [] as mov => iced!(Mov_rm32_r32, Mov_r32_imm32);
                 mov32_load: "mov"        (d: R32, s: M32)                  [] as mov => iced!(Mov_r32_rm32);
                 mov32_store: "mov"       (d: M32, s: R32)                  [] as mov => iced!(Mov_rm32_r32);
@@ -732,6 +738,8 @@ macro_rules! x86_64_table {
                 /// `!a & b` (BMI1).
                 andn:       "andn"       (d: R64, a: R64, b: Rm64)         [Bmi1] as andn => iced!(VEX_Andn_r64_r64_rm64);
                 andn32:     "andn"       (d: R32, a: R32, b: Rm32)         [Bmi1] as andn => iced!(VEX_Andn_r32_r32_rm32);
+                /// The number of trailing zero bits of `s` (32 if it is zero; CF: `s` is zero, ZF: the count is).
+                tzcnt32:    "tzcnt"      (d: R32, s: Rm32)                 [Bmi1] => iced!(Tzcnt_r32_rm32);
                 /// `s` shifted left by `n` (mod 64), flags untouched.
                 shlx:       "shlx"       (d: R64, s: Rm64, n: R64)         [Bmi2] => iced!(VEX_Shlx_r64_rm64_r64);
                 /// `s` shifted right (logical) by `n` (mod 64), flags untouched.
@@ -784,6 +792,8 @@ macro_rules! x86_64_table {
                 add8:       "add"        (d: Rm8, s: R8)                   [] as add => iced!(Add_rm8_r8);
                 and8:       "and"        (d: Rm8, s: R8)                   [] as and => iced!(And_rm8_r8);
                 cmp8:       "cmp"        (a: Rm8, b: Imm)                  [] as cmp => iced!(Cmp_rm8_imm8, Cmp_AL_imm8);
+                add8_imm:   "add"        (d: Rm8, s: Imm)                  [] as add => iced!(Add_rm8_imm8, Add_AL_imm8);
+                adc8_imm:   "adc"        (d: Rm8, s: Imm)                  [] as adc => iced!(Adc_rm8_imm8, Adc_AL_imm8);
                 /// Zero-extends a byte to 32 bits (and so to 64).
                 movzx32:    "movzx"      (d: R32, s: Rm8)                  [] as movzx => iced!(Movzx_r32_rm8);
                 /// Zero-extends a byte to 64 bits.
@@ -808,6 +818,9 @@ macro_rules! x86_64_table {
                 // --- 128-bit vector (VEX) -------------------------------------------------------------------------------
                 vmovdqu_load:  "vmovdqu" (d: X, s: M128)                   [Avx] as vmovdqu => iced!(VEX_Vmovdqu_xmm_xmmm128);
                 vmovdqu_store: "vmovdqu" (d: M128, s: X)                   [Avx] as vmovdqu => iced!(VEX_Vmovdqu_xmmm128_xmm);
+                /// Register to register (the store form where it is shorter, as GNU as picks it).
+                vmovdqu_reg: "vmovdqu"   (d: X, s: X)                      [Avx] as vmovdqu
+                    => iced!(VEX_Vmovdqu_xmm_xmmm128, VEX_Vmovdqu_xmmm128_xmm);
                 vmovdqa:    "vmovdqa"    (d: X, s: Xm)                     [Avx] as vmovdqa
                     => iced!(VEX_Vmovdqa_xmm_xmmm128, VEX_Vmovdqa_xmmm128_xmm);
                 vmovdqa_store: "vmovdqa" (d: M128, s: X)                   [Avx] as vmovdqa => iced!(VEX_Vmovdqa_xmmm128_xmm);
@@ -857,6 +870,7 @@ macro_rules! x86_64_table {
                 vpsrad:     "vpsrad"     (d: X, a: X, n: Imm)              [Avx] => iced!(VEX_Vpsrad_xmm_xmm_imm8);
                 vpslld:     "vpslld"     (d: X, a: X, n: Imm)              [Avx] as vpslld => iced!(VEX_Vpslld_xmm_xmm_imm8);
                 vpsrld:     "vpsrld"     (d: X, a: X, n: Imm)              [Avx] as vpsrld => iced!(VEX_Vpsrld_xmm_xmm_imm8);
+                vpsrlw:     "vpsrlw"     (d: X, a: X, n: Imm)              [Avx] => iced!(VEX_Vpsrlw_xmm_xmm_imm8);
                 vpslldq:    "vpslldq"    (d: X, a: X, n: Imm)              [Avx] as vpslldq => iced!(VEX_Vpslldq_xmm_xmm_imm8);
                 vpsrldq:    "vpsrldq"    (d: X, a: X, n: Imm)              [Avx] as vpsrldq => iced!(VEX_Vpsrldq_xmm_xmm_imm8);
                 /// Carry-less multiply of one qword of `a` and one of `b`, chosen by bits 0 and 4 of `sel`.
@@ -1003,6 +1017,8 @@ macro_rules! x86_64_table {
 
                 // --- 256-bit vector (AVX2, VPCLMULQDQ) --------------------------------------------------------------------
                 vmovdqu_load_y:  "vmovdqu" (d: Y, s: M256)                 [Avx] as vmovdqu => iced!(VEX_Vmovdqu_ymm_ymmm256);
+                vmovdqu_reg_y: "vmovdqu" (d: Y, s: Y)                      [Avx] as vmovdqu
+                    => iced!(VEX_Vmovdqu_ymm_ymmm256, VEX_Vmovdqu_ymmm256_ymm);
                 vmovdqu_store_y: "vmovdqu" (d: M256, s: Y)                 [Avx] as vmovdqu => iced!(VEX_Vmovdqu_ymmm256_ymm);
                 vmovdqa_y:  "vmovdqa"    (d: Y, s: Ym)                     [Avx] as vmovdqa
                     => iced!(VEX_Vmovdqa_ymm_ymmm256, VEX_Vmovdqa_ymmm256_ymm);
@@ -1011,6 +1027,7 @@ macro_rules! x86_64_table {
                 vpandn_y:   "vpandn"     (d: Y, a: Y, b: Ym)               [Avx2] as vpandn => iced!(VEX_Vpandn_ymm_ymm_ymmm256);
                 vpor_y:     "vpor"       (d: Y, a: Y, b: Ym)               [Avx2] as vpor => iced!(VEX_Vpor_ymm_ymm_ymmm256);
                 vpaddd_y:   "vpaddd"     (d: Y, a: Y, b: Ym)               [Avx2] as vpaddd => iced!(VEX_Vpaddd_ymm_ymm_ymmm256);
+                vpaddw_y:   "vpaddw"     (d: Y, a: Y, b: Ym)               [Avx2] as vpaddw => iced!(VEX_Vpaddw_ymm_ymm_ymmm256);
                 vpaddq_y:   "vpaddq"     (d: Y, a: Y, b: Ym)               [Avx2] as vpaddq => iced!(VEX_Vpaddq_ymm_ymm_ymmm256);
                 vpaddb_y:   "vpaddb"     (d: Y, a: Y, b: Ym)               [Avx2] as vpaddb => iced!(VEX_Vpaddb_ymm_ymm_ymmm256);
                 vpsubw_y:   "vpsubw"     (d: Y, a: Y, b: Ym)               [Avx2] as vpsubw => iced!(VEX_Vpsubw_ymm_ymm_ymmm256);
@@ -1049,6 +1066,10 @@ macro_rules! x86_64_table {
                 vpsrlq_y:   "vpsrlq"     (d: Y, a: Y, n: Imm)              [Avx2] as vpsrlq => iced!(VEX_Vpsrlq_ymm_ymm_imm8);
                 /// Dwords signed greater: all ones, else zero.
                 vpcmpgtd:   "vpcmpgtd"   (d: X, a: X, b: Xm)               [Avx] => iced!(VEX_Vpcmpgtd_xmm_xmm_xmmm128);
+                /// Bytes signed greater: all ones, else zero.
+                vpcmpgtb:   "vpcmpgtb"   (d: X, a: X, b: Xm)               [Avx] as vpcmpgtb => iced!(VEX_Vpcmpgtb_xmm_xmm_xmmm128);
+                /// Absolute value of each signed byte.
+                vpabsb:     "vpabsb"     (d: X, s: Xm)                     [Avx] as vpabsb => iced!(VEX_Vpabsb_xmm_xmmm128);
                 /// Broadcasts the low dword of `s` to the eight dwords.
                 vpbroadcastd_y_reg: "vpbroadcastd" (d: Y, s: X)            [Avx2] as vpbroadcastd
                     => iced!(VEX_Vpbroadcastd_ymm_xmmm32);

@@ -865,6 +865,8 @@ static SEMS: &[Sem] = sems! {
     movabs [W, N] 0, 0, 0, false, |m, o| { let v = gpr(m, &o[1])?; set_gpr(m, &o[0], v) };
     and_store [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'&');
     or_store [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'|');
+    xor_store [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'^');
+    add_store [RW, R] 0, STATUS, 0, false, |m, o| arith(m, o, b'+');
     mov32 [W, R] 0, 0, 0, false, |m, o| { let v = gpr(m, &o[1])?; set_gpr(m, &o[0], v) };
     mov32_load [W, R] 0, 0, 0, false, |m, o| { let v = gpr(m, &o[1])?; set_gpr(m, &o[0], v) };
     mov32_store [W, R] 0, 0, 0, false, |m, o| { let v = gpr(m, &o[1])?; set_gpr(m, &o[0], v) };
@@ -951,6 +953,12 @@ static SEMS: &[Sem] = sems! {
     not32 [RW] 0, 0, 0, false, |m, o| { let v = gpr(m, &o[0])?; set_gpr(m, &o[0], !v) };
     andn [W, R, R] 0, STATUS, AF | PF, false, |m, o| andn(m, o);
     andn32 [W, R, R] 0, STATUS, AF | PF, false, |m, o| andn(m, o);
+    tzcnt32 [W, R] 0, STATUS, OF | SF | AF | PF, false, |m, o| {
+        let s = gpr(m, &o[1])? as u32;
+        let r = s.trailing_zeros() as u64;
+        set_flags(m, CF | ZF, if s == 0 { CF } else { 0 } | if r == 0 { ZF } else { 0 });
+        set_gpr(m, &o[0], r)
+    };
     shlx [W, R, R] 0, 0, 0, false, |m, o| { let v = gpr(m, &o[1])? << (gpr(m, &o[2])? & 63); set_gpr(m, &o[0], v) };
     shrx [W, R, R] 0, 0, 0, false, |m, o| { let v = gpr(m, &o[1])? >> (gpr(m, &o[2])? & 63); set_gpr(m, &o[0], v) };
     bzhi [W, R, R] 0, STATUS, AF | PF, false, |m, o| {
@@ -994,6 +1002,8 @@ static SEMS: &[Sem] = sems! {
     add8 [RW, R] 0, STATUS, 0, false, |m, o| arith(m, o, b'+');
     and8 [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'&');
     cmp8 [R, R] 0, STATUS, 0, false, |m, o| arith(m, o, b'?');
+    add8_imm [RW, R] 0, STATUS, 0, false, |m, o| arith(m, o, b'+');
+    adc8_imm [RW, R] CF, STATUS, 0, false, |m, o| arith(m, o, b'c');
     movzx32 [W, R] 0, 0, 0, false, |m, o| { let v = gpr(m, &o[1])? & 0xff; set_gpr(m, &o[0], v) };
     movzx [W, R] 0, 0, 0, false, |m, o| { let v = gpr(m, &o[1])? & 0xff; set_gpr(m, &o[0], v) };
     shl_cl [RW, R] 0, STATUS, SHIFT_U, false, |m, o| shift(m, o, b'l');
@@ -1014,6 +1024,7 @@ static SEMS: &[Sem] = sems! {
     nop [] 0, 0, 0, false, |m, o| Ok(());
     vmovdqu_load [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vmovdqu_store [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
+    vmovdqu_reg [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vmovdqa [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vmovdqa_store [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vmovq_load [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
@@ -1070,6 +1081,7 @@ static SEMS: &[Sem] = sems! {
     vpsrad [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| d2(w, a, a, |x, _| ((x as i32) >> n.min(31)) as u32));
     vpslld [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| d2(w, a, a, |x, _| if n > 31 { 0 } else { x << n }));
     vpsrld [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| d2(w, a, a, |x, _| if n > 31 { 0 } else { x >> n }));
+    vpsrlw [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| w2(w, a, a, |x, _| if n > 15 { 0 } else { x >> n }));
     vpslldq [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| lanes(w, a, a, |x, _| byte_shift(x, n, true)));
     vpsrldq [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| lanes(w, a, a, |x, _| byte_shift(x, n, false)));
     vpclmulqdq [W, R, R, N] 0, 0, 0, false, |m, o| clmul_op(m, o);
@@ -1240,6 +1252,7 @@ static SEMS: &[Sem] = sems! {
     aesdec [RW, R] 0, 0, 0, false, |m, o| legacy(m, o, aesdec);
     aesdeclast [RW, R] 0, 0, 0, false, |m, o| legacy(m, o, aesdeclast);
     vmovdqu_load_y [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
+    vmovdqu_reg_y [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vmovdqu_store_y [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vmovdqa_y [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vpxor_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| x ^ y));
@@ -1247,6 +1260,7 @@ static SEMS: &[Sem] = sems! {
     vpandn_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| !x & y));
     vpor_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| x | y));
     vpaddd_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| d2(w, a, b, u32::wrapping_add));
+    vpaddw_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| w2(w, a, b, u16::wrapping_add));
     vpaddq_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, u64::wrapping_add));
     vpaddb_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| b2(w, a, b, u8::wrapping_add));
     vpsubw_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| w2(w, a, b, u16::wrapping_sub));
@@ -1275,6 +1289,11 @@ static SEMS: &[Sem] = sems! {
     vpmuludq_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| (x & 0xffff_ffff) * (y & 0xffff_ffff)));
     vpsrlq_y [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| q2(w, a, a, |x, _| if n > 63 { 0 } else { x >> n }));
     vpcmpgtd [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| d2(w, a, b, |x, y| if x as i32 > y as i32 { !0 } else { 0 }));
+    vpcmpgtb [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| b2(w, a, b, |x, y| if x as i8 > y as i8 { !0 } else { 0 }));
+    vpabsb [W, R] 0, 0, 0, false, |m, o| {
+        let a = vec(m, &o[1])?;
+        set_vec(m, &o[0], b2(width(&o[0]), &a, &a, |x, _| (x as i8).unsigned_abs()))
+    };
     vpbroadcastd_y_reg [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 4);
     vpcmpeqd_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| d2(w, a, b, |x, y| if x == y { !0 } else { 0 }));
     vpermd [W, R, R] 0, 0, 0, false, |m, o| {
