@@ -154,6 +154,116 @@ imp_strings_xchg:
 	ret
 	.size	imp_strings_xchg, .-imp_strings_xchg
 
+	.globl	imp_gcrypt_scalar
+	.type	imp_gcrypt_scalar, @function
+imp_gcrypt_scalar:
+	endbr64
+	push	rbp
+	mov	rbp, rsp
+	xor	rax, qword ptr [rdi + 8]
+	sub	ecx, dword ptr [rsi]
+	adc	edx, 5
+	adc	r8d, r9d
+	cmp	dword ptr [rdi + 4], 1000
+	cmp	dword ptr [rdi], -3
+	rol	eax, cl
+	cmove	ecx, edx
+	leave
+	ret
+	int3
+	.size	imp_gcrypt_scalar, .-imp_gcrypt_scalar
+
+	.globl	imp_gcrypt_vex
+	.type	imp_gcrypt_vex, @function
+imp_gcrypt_vex:
+	endbr64
+	vmovd	xmm0, dword ptr [rdi]
+	vpinsrd	xmm0, xmm0, dword ptr [rdi + 4], 1
+	vpinsrd	xmm0, xmm0, eax, 2
+	vpextrd	ecx, xmm0, 3
+	vmovq	qword ptr [rsi], xmm0
+	vpsubw	xmm1, xmm2, xmm3
+	vmovddup	xmm4, qword ptr [rdi + 8]
+	paddq	xmm5, xmm6
+	paddb	xmm5, xmmword ptr [rdi]
+	vpbroadcastd	xmm7, dword ptr [rdi + 12]
+	vpbroadcastb	ymm8, byte ptr [rdi + 3]
+	vpbroadcastb	ymm9, xmm1
+	vpaddb	ymm1, ymm2, ymm3
+	vpsubw	ymm1, ymm2, ymmword ptr [rsi]
+	vpabsb	ymm4, ymm5
+	vpcmpgtb	ymm6, ymm7, ymm8
+	vzeroupper
+	ret
+	.size	imp_gcrypt_vex, .-imp_gcrypt_vex
+
+	.globl	imp_gcrypt_avx512vl
+	.type	imp_gcrypt_avx512vl, @function
+imp_gcrypt_avx512vl:
+	endbr64
+	vmovdqu64	xmm0, xmmword ptr [rdi]
+	vmovdqu64	ymm1, ymmword ptr [rdi + 32]
+	vmovdqa64	xmm2, xmm0
+	vpxorq	xmm0, xmm0, xmm2
+	vpxorq	ymm1, ymm1, ymmword ptr [rsi]
+	vpternlogq	xmm3, xmm0, xmm2, 0x96
+	vpternlogq	ymm4, ymm1, ymm5, 0xe8
+	vprold	xmm0, xmm0, 7
+	vprold	ymm1, ymm1, 12
+	vprord	xmm2, xmm3, 8
+	vprord	ymm4, ymm5, 16
+	vprolq	xmm6, xmm7, 1
+	vprolq	ymm6, ymm7, 3
+	vprorq	xmm8, xmm9, 28
+	vprorq	ymm8, ymm9, 41
+	vmovdqu64	xmmword ptr [rsi], xmm0
+	vmovdqu64	ymmword ptr [rsi + 32], ymm1
+	vzeroupper
+	ret
+	.size	imp_gcrypt_avx512vl, .-imp_gcrypt_avx512vl
+
+	.globl	imp_gcrypt_zmm
+	.type	imp_gcrypt_zmm, @function
+imp_gcrypt_zmm:
+	endbr64
+	vmovdqu32	zmm0, zmmword ptr [rdi]
+	vmovdqa64	zmm1, zmm0
+	vmovdqa32	zmm2, zmmword ptr [rdi + 64]
+	vpaddb	zmm3, zmm1, zmm2
+	vpaddw	zmm4, zmm3, zmmword ptr [rsi]
+	vshufi32x4	zmm5, zmm4, zmm3, 0x4e
+	vpbroadcastb	zmm6, byte ptr [rdi + 1]
+	vpbroadcastb	zmm7, xmm1
+	vpbroadcastq	zmm8, qword ptr [rdi + 8]
+	vpbroadcastq	zmm9, xmm2
+	vmovdqu32	zmmword ptr [rsi], zmm5
+	vzeroupper
+	ret
+	.size	imp_gcrypt_zmm, .-imp_gcrypt_zmm
+
+	.globl	imp_gcrypt_more
+	.type	imp_gcrypt_more, @function
+imp_gcrypt_more:
+	endbr64
+	xor	qword ptr [rdi], rax
+	xor	qword ptr [rdi + 8], 5
+	add	qword ptr [rsi], rcx
+	add	qword ptr [rsi + 16], 1
+	add	cl, 3
+	add	byte ptr [rdi + 2], 7
+	adc	dl, 0
+	adc	al, 1
+	tzcnt	eax, ecx
+	vmovdqu	xmm1, xmm2
+	vmovdqu	ymm3, ymm12
+	vpsrlw	xmm4, xmm5, 4
+	vpaddw	ymm6, ymm7, ymm8
+	vpcmpgtb	xmm9, xmm10, xmm11
+	vpabsb	xmm12, xmmword ptr [rdi]
+	vzeroupper
+	ret
+	.size	imp_gcrypt_more, .-imp_gcrypt_more
+
 	.section	.rodata
 	.p2align	5
 imp_mask:

@@ -139,6 +139,11 @@ fn importer_x86_64_hand_written_forms_round_trip() {
             "imp_scalar32",
             "imp_sse_sha1_avx512",
             "imp_strings_xchg",
+            "imp_gcrypt_scalar",
+            "imp_gcrypt_vex",
+            "imp_gcrypt_avx512vl",
+            "imp_gcrypt_zmm",
+            "imp_gcrypt_more",
         ],
     );
 }

@@ -71,9 +71,8 @@ fn gpr(rng: &mut Rng) -> u8 {
 }
 
 /// Random operands for an entry's kinds; `base` is the register memory operands use, if any.
-/// `aligned`: displacements are multiples of 32 (`vmovdqa` faults on unaligned memory).
-fn operands(rng: &mut Rng, kinds: &[&str], base: u8, aligned: bool) -> Vec<Operand> {
-    let step = if aligned { 32 } else { 1 };
+/// `step`: displacements are multiples of it (`vmovdqa` faults on unaligned memory; the buffer is 64-byte aligned).
+fn operands(rng: &mut Rng, kinds: &[&str], base: u8, step: i32) -> Vec<Operand> {
     let m = |rng: &mut Rng, size| Operand::Mem(size, mem(Gpr(base), (rng.below(65) as i32 - 32) / step * step));
     let pick = |rng: &mut Rng| rng.below(2) == 0;
     kinds
@@ -216,14 +215,27 @@ fn harness(inst: &[u8]) -> Vec<u8> {
 }
 
 /// Entries with semantics not checked here: branches (label operands; `call` and `ret` by
-/// `call_and_ret_agree_with_this_cpu`), stack operations (`pushfq`/`popfq` by `pushfq_and_popfq_agree_with_this_cpu`)
-/// and `ret`; the string instructions and `std` (by `string_instructions_agree_with_this_cpu`: their addresses are
-/// rsi and rdi, and `std` must be undone before the harness returns); `rdrand` and `call_reg`, which stop the
-/// interpreter (`rdrand_and_indirect_calls_stop_the_interpreter`).
+/// `call_and_ret_agree_with_this_cpu`), stack operations (`pushfq`/`popfq` by `pushfq_and_popfq_agree_with_this_cpu`,
+/// `leave` by `leave_agrees_with_this_cpu`), `ret` and `int3` (a trap: `int3_is_a_fault`); the string instructions
+/// and `std` (by `string_instructions_agree_with_this_cpu`: their addresses are rsi and rdi, and `std` must be
+/// undone before the harness returns); `rdrand` and `call_reg`, which stop the interpreter
+/// (`rdrand_and_indirect_calls_stop_the_interpreter`).
 fn skipped(op: Op) -> bool {
     OPS[op as usize].kinds.contains(&"Target")
         || STRING.contains(&op)
-        || matches!(op, Op::push | Op::pop | Op::ret | Op::pushfq | Op::popfq | Op::std | Op::rdrand | Op::call_reg)
+        || matches!(
+            op,
+            Op::push
+                | Op::pop
+                | Op::ret
+                | Op::pushfq
+                | Op::popfq
+                | Op::std
+                | Op::rdrand
+                | Op::call_reg
+                | Op::int3
+                | Op::leave
+        )
 }
 
 /// The string instructions.
@@ -247,10 +259,17 @@ impl<M: Fn(Op, &mut Machine<'_>, &[Operand])> Isa for X86<M> {
     fn draw(&self, rng: &mut Rng, op: Op) -> Option<(Self::Draw, Vec<u8>)> {
         let info = &OPS[op as usize];
         let base = gpr(rng);
-        // Legacy SSE forms (no `v`) fault on unaligned 16-byte memory, as `vmovdqa` does.
+        // Legacy SSE forms (no `v`) fault on unaligned 16-byte memory, as `vmovdqa` and `vmovdqa64` do.
         let legacy = !info.mnemonic().starts_with('v') && info.kinds.iter().any(|k| matches!(*k, "X" | "Xm"));
-        let aligned = matches!(info.mnemonic(), "vmovdqa" | "movdqa") || (legacy && info.mnemonic() != "movdqu");
-        let ops = operands(rng, info.kinds, base, aligned);
+        let aligned = matches!(info.mnemonic(), "vmovdqa" | "vmovdqa32" | "vmovdqa64" | "movdqa")
+            || (legacy && info.mnemonic() != "movdqu");
+        // A zmm operand of `vmovdqa32`/`vmovdqa64` needs 64-byte alignment.
+        let step = match (aligned, info.kinds.contains(&"Zm")) {
+            (false, _) => 1,
+            (true, false) => 32,
+            (true, true) => 64,
+        };
+        let ops = operands(rng, info.kinds, base, step);
         let code = harness(&encode(op, &ops));
         Some(((ops, base), code))
     }
@@ -615,4 +634,49 @@ fn call_reg_calls_on_this_cpu() {
         unsafe { exec.run(&mut raw) };
         assert_eq!(raw.gpr[0], want);
     }
+}
+
+/// `leave` against this CPU: `mov rax, rsp; push rbp; mov rbp, rsp; push rcx; push rdx; leave; sub rax, rsp` leaves
+/// rax zero (rsp back where `push rbp` found it), rbp as it was, and the same flags, in the model and natively.
+#[test]
+fn leave_agrees_with_this_cpu() {
+    let mut rng = Rng::new(0x1ea7e);
+    let native = [0x48, 0x89, 0xe0, 0x55, 0x48, 0x89, 0xe5, 0x51, 0x52, 0xc9, 0x48, 0x29, 0xe0];
+    let exec = Exec::new(&harness(&native));
+    let (g, none) = (Operand::Gpr, Vec::new);
+    let program = [
+        (Op::mov, vec![g(0), g(4)]),
+        (Op::push, vec![g(5)]),
+        (Op::mov, vec![g(5), g(4)]),
+        (Op::push, vec![g(1)]),
+        (Op::push, vec![g(2)]),
+        (Op::leave, none()),
+        (Op::sub, vec![g(0), g(4)]),
+    ];
+    for _ in 0..16 {
+        let mut raw = Raw { gpr: [0; 16], vec: [[0; 64]; 32], flags: (rng.next_u64() & STATUS) | 2, k: [0; 8] };
+        semantics::random_words(&mut rng, &mut raw.gpr);
+        let stack = 0x10000u64;
+        let mut mem = Buffer { base: stack - 64, bytes: vec![0; 128] };
+        let mut m = Machine { state: State { gpr: raw.gpr, vec: raw.vec, flags: raw.flags, k: raw.k }, mem: &mut mem };
+        m.state.gpr[4] = stack;
+        for (op, operands) in &program {
+            (sem(*op).exec)(&mut m, operands).unwrap();
+        }
+        let want = m.state.clone();
+        assert_eq!((want.gpr[0], want.gpr[4], want.gpr[5]), (0, stack, raw.gpr[5]));
+        // SAFETY: the harness keeps the callee-saved registers and rsp, and touches only `raw`.
+        unsafe { exec.run(&mut raw) };
+        assert_eq!(&want.gpr[..4], &raw.gpr[..4], "rax..rbx");
+        assert_eq!(want.gpr[5], raw.gpr[5], "rbp");
+        assert_eq!(want.flags & STATUS, raw.flags & STATUS, "flags");
+    }
+}
+
+/// `int3` traps: the interpreter reports a fault, not a step.
+#[test]
+fn int3_is_a_fault() {
+    let mut mem = Buffer { base: 0, bytes: vec![0; 8] };
+    let mut m = Machine { state: State::default(), mem: &mut mem };
+    assert!((sem(Op::int3).exec)(&mut m, &[]).is_err());
 }

@@ -19,8 +19,11 @@ use crate::target::Abi;
 /// that the two lists agree).
 pub fn implicit_writes(op: Op) -> &'static [Reg] {
     const RAX_RDX: &[Reg] = &[Reg::Gpr(0), Reg::Gpr(2)];
+    // `leave`: rsp from rbp, rbp from the stack.
+    const RSP_RBP: &[Reg] = &[Reg::Gpr(4), Reg::Gpr(5)];
     match op {
         Op::mul => RAX_RDX,
+        Op::leave => RSP_RBP,
         // The string instructions' pointers and count.
         _ => X86_64::implicit_regs(op),
     }

@@ -237,8 +237,9 @@ fn operand(kind: &str, i: &Instruction, k: u32, at: usize, refs: &mut Refs) -> R
                     | ("R8" | "Rm8", Operand::Gpr8(_))
                     | ("Cl", Operand::Gpr8(1))
                     | ("Kr", Operand::K(_))
-                    | ("X" | "Xm", Operand::Xmm(_))
-                    | ("Y" | "Ym", Operand::Ymm(_))
+                    // The xmm and ymm kinds name registers 0-15 (xmm16-xmm31 only exist in EVEX forms).
+                    | ("X" | "Xm", Operand::Xmm(0..=15))
+                    | ("Y" | "Ym", Operand::Ymm(0..=15))
                     | ("Z" | "Zm", Operand::Zmm(_))
             );
             fits.then_some(o).ok_or_else(|| format!("register {r:?} for kind {kind}"))

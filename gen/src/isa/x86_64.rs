@@ -404,18 +404,19 @@ macro_rules! x86_64_table {
                     /// (`mov32`, `mov32_load`, `mov32_store`); a byte register to r8 or m8 (`mov8`).
                     mov(d, s);
                     /// `xor`: 64-bit (`xor`), 32-bit registers (`xor32`; writing the low half zeroes the rest), or a
-                    /// 32-bit load (`xor32_load`).
+                    /// load (`xor_load`, `xor32_load`).
                     xor(d, s);
                     /// `vmovdqu`: load or store, xmm (`vmovdqu_load`, `vmovdqu_store`) or ymm (`vmovdqu_load_y`,
-                    /// `vmovdqu_store_y`).
+                    /// `vmovdqu_store_y`); register to register (`vmovdqu_reg`, `vmovdqu_reg_y`).
                     vmovdqu(d, s);
                     /// `vmovdqa`: xmm (`vmovdqa`) or ymm (`vmovdqa_y`), register or aligned memory; aligned stores
                     /// (`vmovdqa_store`, `vmovdqa_store_y`).
                     vmovdqa(d, s);
-                    /// `vmovq`: from memory (`vmovq_load`), from a 64-bit register (`vmovq_gpr`) or to one
-                    /// (`vmovq_to_gpr`).
+                    /// `vmovq`: from memory (`vmovq_load`), to memory (`vmovq_store`), from a 64-bit register
+                    /// (`vmovq_gpr`) or to one (`vmovq_to_gpr`).
                     vmovq(d, s);
-                    /// `vmovd`: store of the low dword (`vmovd_store`) or from a 32-bit register (`vmovd_gpr`).
+                    /// `vmovd`: store of the low dword (`vmovd_store`), load (`vmovd_load`) or from a 32-bit register
+                    /// (`vmovd_gpr`).
                     vmovd(d, s);
                     /// `vpxor`: xmm (`vpxor`) or ymm (`vpxor_y`).
                     vpxor(d, a, b);
@@ -474,7 +475,8 @@ macro_rules! x86_64_table {
                     vpsrlvq(d, a, n);
                     /// `vpsrlq`: xmm (`vpsrlq`), ymm (`vpsrlq_y`) or zmm (`vpsrlq_z`).
                     vpsrlq(d, a, n);
-                    /// `vmovdqu64`: zmm from zmm or memory (`vmovdqu64`), or store (`vmovdqu64_store`).
+                    /// `vmovdqu64`: zmm from zmm or memory (`vmovdqu64`), or store (`vmovdqu64_store`); xmm or ymm
+                    /// (`vmovdqu64_x`, `vmovdqu64_y`, `vmovdqu64_store_x`, `vmovdqu64_store_y`).
                     vmovdqu64(d, s);
                     /// `vpblendd`: xmm (`vpblendd`) or ymm (`vpblendd_y`).
                     vpblendd(d, a, b, sel);
@@ -484,19 +486,19 @@ macro_rules! x86_64_table {
                     movdqu(d, s);
                     /// `add`: r64 (`add`), r32 (`add32`), r8 or m8 (`add8`), or a load (`add_load`, `add32_load`).
                     add(d, s);
-                    /// `adc`: r64 (`adc`) or a load (`adc_load`).
+                    /// `adc`: r64 (`adc`), r32 (`adc32`) or a load (`adc_load`).
                     adc(d, s);
                     /// `sbb`: r64 (`sbb`) or a load (`sbb_load`).
                     sbb(d, s);
-                    /// `sub`: r64 (`sub`), r32 (`sub32`) or a load (`sub_load`).
+                    /// `sub`: r64 (`sub`), r32 (`sub32`) or a load (`sub_load`, `sub32_load`).
                     sub(d, s);
                     /// `and`: r64 (`and`), r32 (`and32`), r8 or m8 (`and8`), a load (`and_load`) or into m64
                     /// (`and_store`).
                     and(d, s);
                     /// `or`: r64 (`or`), r32 (`or32`), a load (`or_load`) or into m64 (`or_store`).
                     or(d, s);
-                    /// `cmp`: r64 (`cmp`), r32 (`cmp32`), against memory (`cmp_load`), r8 or m8 with an immediate
-                    /// (`cmp8`).
+                    /// `cmp`: r64 (`cmp`), r32 (`cmp32`), against memory (`cmp_load`), m32 with an immediate
+                    /// (`cmp32_mem`), r8 or m8 with an immediate (`cmp8`).
                     cmp(a, b);
                     /// `test`: r64 (`test`) or r32 (`test32`).
                     test(a, b);
@@ -510,7 +512,7 @@ macro_rules! x86_64_table {
                     shl(d, n);
                     /// `shr`: r64 (`shr`) or r32 (`shr32`) by an immediate, r64 by cl (`shr_cl`).
                     shr(d, n);
-                    /// `rol`: r64 (`rol`) or r32 (`rol32`).
+                    /// `rol`: r64 (`rol`) or r32 (`rol32`) by an immediate, r32 by cl (`rol32_cl`).
                     rol(d, n);
                     /// `ror`: r64 (`ror`) or r32 (`ror32`).
                     ror(d, n);
@@ -548,8 +550,8 @@ macro_rules! x86_64_table {
                     vpalignr(d, a, b, n);
                     /// `vpmuludq`: xmm (`vpmuludq`) or ymm (`vpmuludq_y`).
                     vpmuludq(d, a, b);
-                    /// `vpbroadcastq` to ymm: from memory (`vpbroadcastq_y`) or from an xmm register
-                    /// (`vpbroadcastq_y_reg`).
+                    /// `vpbroadcastq` to ymm or zmm: from memory (`vpbroadcastq_y`, `vpbroadcastq_z`) or from an xmm
+                    /// register (`vpbroadcastq_y_reg`, `vpbroadcastq_z_reg`).
                     vpbroadcastq(d, s);
                     /// `vmovdqu8` (AVX-512BW): zmm from zmm or memory (`vmovdqu8`), under a zeroing mask
                     /// (`vmovdqu8_maskz`), or store (`vmovdqu8_store`), under a merging mask
@@ -561,10 +563,40 @@ macro_rules! x86_64_table {
                     vpxord(d, a, b);
                     /// `vpternlogd`: xmm (`vpternlogd_x`), ymm (`vpternlogd_y`) or zmm (`vpternlogd`).
                     vpternlogd(d, a, b, sel);
-                    /// `vpbroadcastd` to ymm from an xmm register (`vpbroadcastd_y_reg`).
+                    /// `vpxorq`: xmm (`vpxorq_x`), ymm (`vpxorq_y`) or zmm (`vpxorq`).
+                    vpxorq(d, a, b);
+                    /// `vpternlogq`: xmm (`vpternlogq_x`), ymm (`vpternlogq_y`) or zmm (`vpternlogq`).
+                    vpternlogq(d, a, b, sel);
+                    /// `vprold`: xmm (`vprold_x`), ymm (`vprold_y`) or zmm (`vprold`).
+                    vprold(d, a, n);
+                    /// `vprord`: xmm (`vprord_x`) or ymm (`vprord_y`).
+                    vprord(d, a, n);
+                    /// `vprolq`: xmm (`vprolq_x`) or ymm (`vprolq_y`).
+                    vprolq(d, a, n);
+                    /// `vprorq`: xmm (`vprorq_x`) or ymm (`vprorq_y`).
+                    vprorq(d, a, n);
+                    /// `vmovdqa64`: xmm (`vmovdqa64_x`) or zmm (`vmovdqa64`).
+                    vmovdqa64(d, s);
+                    /// `vmovdqu32`: zmm from zmm or memory (`vmovdqu32`), or store (`vmovdqu32_store`).
+                    vmovdqu32(d, s);
+                    /// `vpaddw`: ymm (`vpaddw_y`) or zmm (`vpaddw_z`).
+                    vpaddw(d, a, b);
+                    /// `vpbroadcastd` to ymm from an xmm register (`vpbroadcastd_y_reg`), to xmm from memory
+                    /// (`vpbroadcastd_x`).
                     vpbroadcastd(d, s);
                     /// `xchg`: r64 (`xchg`), r32 (`xchg32`) or a register with m64 (`xchg_mem`).
                     xchg(d, s);
+                    /// `vpbroadcastb` to ymm or zmm from memory (`vpbroadcastb_y`, `vpbroadcastb_z`) or an xmm register
+                    /// (`vpbroadcastb_y_reg`, `vpbroadcastb_z_reg`).
+                    vpbroadcastb(d, s);
+                    /// `vpsubw`: xmm (`vpsubw`) or ymm (`vpsubw_y`).
+                    vpsubw(d, a, b);
+                    /// `vpaddb`: xmm (`vpaddb`), ymm (`vpaddb_y`) or zmm (`vpaddb_z`).
+                    vpaddb(d, a, b);
+                    /// `vpabsb`: xmm (`vpabsb`) or ymm (`vpabsb_y`).
+                    vpabsb(d, s);
+                    /// `vpcmpgtb`: xmm (`vpcmpgtb`) or ymm (`vpcmpgtb_y`).
+                    vpcmpgtb(d, a, b);
                 }
 
                 // --- general-purpose ---------------------------------------------------------------------------------
@@ -628,6 +660,10 @@ macro_rules! x86_64_table {
                 /// Jump if below or equal (unsigned <=).
                 jbe:        "jbe"        (t: Target)                       [] => iced!(Jbe_rel8_64, Jbe_rel32_64);
                 ret:        "ret"        ()                                [] => iced!(Retnq);
+                /// Breakpoint trap (`int3`): the interpreter reports it as a fault.
+                int3:       "int3"       ()                                [] => iced!(Int3);
+                /// `mov rsp, rbp; pop rbp`: drops a frame `push rbp; mov rbp, rsp` made.
+                leave:      "leave"      ()                                [] => iced!(Leaveq);
 
                 // --- general-purpose: 64-bit immediates, stores, 32-bit forms (writing a 32-bit register zeroes its upper
                 // half), loads -----------------------------------------------------------------------------------------
@@ -639,6 +675,12 @@ macro_rules! x86_64_table {
                 /// `or` into memory: a register or a sign-extended imm32.
                 or_store:   "or"         (d: M64, s: Ri64)                 [] as or
                     => iced!(Or_rm64_r64, Or_rm64_imm8, Or_rm64_imm32);
+                /// `xor` into memory: a register or a sign-extended imm32.
+                xor_store:  "xor"        (d: M64, s: Ri64)                 [] as xor
+                    => iced!(Xor_rm64_r64, Xor_rm64_imm8, Xor_rm64_imm32);
+                /// `add` into memory: a register or a sign-extended imm32.
+                add_store:  "add"        (d: M64, s: Ri64)                 [] as add
+                    => iced!(Add_rm64_r64, Add_rm64_imm8, Add_rm64_imm32);
                 mov32:      "mov"        (d: R32, s: Ri32)                 [] as mov => iced!(Mov_rm32_r32, Mov_r32_imm32);
                 mov32_load: "mov"        (d: R32, s: M32)                  [] as mov => iced!(Mov_r32_rm32);
                 mov32_store: "mov"       (d: M32, s: R32)                  [] as mov => iced!(Mov_rm32_r32);
@@ -649,10 +691,13 @@ macro_rules! x86_64_table {
                 add_load:   "add"        (d: R64, s: M64)                  [] as add => iced!(Add_r64_rm64);
                 add32_load: "add"        (d: R32, s: M32)                  [] as add => iced!(Add_r32_rm32);
                 adc_load:   "adc"        (d: R64, s: M64)                  [] as adc => iced!(Adc_r64_rm64);
+                adc32:      "adc"        (d: R32, s: Ri32)                 [] as adc
+                    => iced!(Adc_rm32_r32, Adc_rm32_imm8, Adc_EAX_imm32, Adc_rm32_imm32);
                 sbb_load:   "sbb"        (d: R64, s: M64)                  [] as sbb => iced!(Sbb_r64_rm64);
                 sub32:      "sub"        (d: R32, s: Ri32)                 [] as sub
                     => iced!(Sub_rm32_r32, Sub_rm32_imm8, Sub_EAX_imm32, Sub_rm32_imm32);
                 sub_load:   "sub"        (d: R64, s: M64)                  [] as sub => iced!(Sub_r64_rm64);
+                sub32_load: "sub"        (d: R32, s: M32)                  [] as sub => iced!(Sub_r32_rm32);
                 and32:      "and"        (d: R32, s: Ri32)                 [] as and
                     => iced!(And_rm32_r32, And_rm32_imm8, And_EAX_imm32, And_rm32_imm32);
                 and_load:   "and"        (d: R64, s: M64)                  [] as and => iced!(And_r64_rm64);
@@ -664,9 +709,12 @@ macro_rules! x86_64_table {
                 xor:        "xor"        (d: R64, s: Ri64)                 [] as xor
                     => iced!(Xor_rm64_r64, Xor_rm64_imm8, Xor_RAX_imm32, Xor_rm64_imm32);
                 xor32_load: "xor"        (d: R32, s: M32)                  [] as xor => iced!(Xor_r32_rm32);
+                xor_load:   "xor"        (d: R64, s: M64)                  [] as xor => iced!(Xor_r64_rm64);
                 cmp32:      "cmp"        (a: R32, b: Ri32)                 [] as cmp
                     => iced!(Cmp_rm32_r32, Cmp_rm32_imm8, Cmp_EAX_imm32, Cmp_rm32_imm32);
                 cmp_load:   "cmp"        (a: R64, b: M64)                  [] as cmp => iced!(Cmp_r64_rm64);
+                /// A dword in memory against a sign-extended immediate.
+                cmp32_mem:  "cmp"        (a: M32, b: I32)                  [] as cmp => iced!(Cmp_rm32_imm8, Cmp_rm32_imm32);
                 test32:     "test"       (a: R32, b: R32)                  [] as test => iced!(Test_rm32_r32);
                 /// Signed multiply, the low 32 bits of the product (CF and OF: the product did not fit).
                 imul32:     "imul"       (d: R32, s: Rm32)                 [] as imul => iced!(Imul_r32_rm32);
@@ -688,6 +736,8 @@ macro_rules! x86_64_table {
                 rol32:      "rol"        (d: R32, n: Imm)                  [] as rol => iced!(Rol_rm32_1, Rol_rm32_imm8);
                 /// Rotate right by `n` (mod 32); CF and OF only.
                 ror32:      "ror"        (d: R32, n: Imm)                  [] as ror => iced!(Ror_rm32_1, Ror_rm32_imm8);
+                /// Rotate left by cl (mod 32); CF and OF only.
+                rol32_cl:   "rol"        (d: R32, n: Cl)                   [] as rol => iced!(Rol_rm32_CL);
                 /// Rotate right by `n` (mod 32) into another register, flags untouched.
                 rorx32:     "rorx"       (d: R32, s: Rm32, n: Imm)         [Bmi2] as rorx => iced!(VEX_Rorx_r32_rm32_imm8);
                 shld32:     "shld"       (d: R32, s: R32, n: Imm)          [] as shld => iced!(Shld_rm32_r32_imm8);
@@ -708,6 +758,8 @@ macro_rules! x86_64_table {
                 /// `!a & b` (BMI1).
                 andn:       "andn"       (d: R64, a: R64, b: Rm64)         [Bmi1] as andn => iced!(VEX_Andn_r64_r64_rm64);
                 andn32:     "andn"       (d: R32, a: R32, b: Rm32)         [Bmi1] as andn => iced!(VEX_Andn_r32_r32_rm32);
+                /// The number of trailing zero bits of `s` (32 if it is zero; CF: `s` is zero, ZF: the count is).
+                tzcnt32:    "tzcnt"      (d: R32, s: Rm32)                 [Bmi1] => iced!(Tzcnt_r32_rm32);
                 /// `s` shifted left by `n` (mod 64), flags untouched.
                 shlx:       "shlx"       (d: R64, s: Rm64, n: R64)         [Bmi2] => iced!(VEX_Shlx_r64_rm64_r64);
                 /// `s` shifted right (logical) by `n` (mod 64), flags untouched.
@@ -731,6 +783,8 @@ macro_rules! x86_64_table {
                 cmovnz:     "cmovnz"     (d: R64, s: Rm64)                 [] => iced!(Cmovne_r64_rm64);
                 /// Move if greater (signed: not ZF and SF = OF).
                 cmovg:      "cmovg"      (d: R64, s: Rm64)                 [] => iced!(Cmovg_r64_rm64);
+                /// Move if zero (ZF; `cmove`), 32-bit (the upper half zeroed either way).
+                cmovz32:    "cmovz"      (d: R32, s: Rm32)                 [] => iced!(Cmove_r32_rm32);
                 /// Jump if greater (signed >: not ZF and SF = OF).
                 jg:         "jg"         (t: Target)                       [] => iced!(Jg_rel8_64, Jg_rel32_64);
                 /// Jump if greater or equal (signed >=: SF = OF).
@@ -758,6 +812,8 @@ macro_rules! x86_64_table {
                 add8:       "add"        (d: Rm8, s: R8)                   [] as add => iced!(Add_rm8_r8);
                 and8:       "and"        (d: Rm8, s: R8)                   [] as and => iced!(And_rm8_r8);
                 cmp8:       "cmp"        (a: Rm8, b: Imm)                  [] as cmp => iced!(Cmp_rm8_imm8, Cmp_AL_imm8);
+                add8_imm:   "add"        (d: Rm8, s: Imm)                  [] as add => iced!(Add_rm8_imm8, Add_AL_imm8);
+                adc8_imm:   "adc"        (d: Rm8, s: Imm)                  [] as adc => iced!(Adc_rm8_imm8, Adc_AL_imm8);
                 /// Zero-extends a byte to 32 bits (and so to 64).
                 movzx32:    "movzx"      (d: R32, s: Rm8)                  [] as movzx => iced!(Movzx_r32_rm8);
                 /// Zero-extends a byte to 64 bits.
@@ -818,6 +874,9 @@ macro_rules! x86_64_table {
                 // --- 128-bit vector (VEX) -------------------------------------------------------------------------------
                 vmovdqu_load:  "vmovdqu" (d: X, s: M128)                   [Avx] as vmovdqu => iced!(VEX_Vmovdqu_xmm_xmmm128);
                 vmovdqu_store: "vmovdqu" (d: M128, s: X)                   [Avx] as vmovdqu => iced!(VEX_Vmovdqu_xmmm128_xmm);
+                /// Register to register (the store form where it is shorter, as GNU as picks it).
+                vmovdqu_reg: "vmovdqu"   (d: X, s: X)                      [Avx] as vmovdqu
+                    => iced!(VEX_Vmovdqu_xmm_xmmm128, VEX_Vmovdqu_xmmm128_xmm);
                 vmovdqa:    "vmovdqa"    (d: X, s: Xm)                     [Avx] as vmovdqa
                     => iced!(VEX_Vmovdqa_xmm_xmmm128, VEX_Vmovdqa_xmmm128_xmm);
                 vmovdqa_store: "vmovdqa" (d: M128, s: X)                   [Avx] as vmovdqa => iced!(VEX_Vmovdqa_xmmm128_xmm);
@@ -826,10 +885,18 @@ macro_rules! x86_64_table {
                 /// Moves a 64-bit register into the low qword, zeroing the rest.
                 vmovq_gpr:  "vmovq"      (d: X, s: R64)                    [Avx] as vmovq => iced!(VEX_Vmovq_xmm_rm64);
                 vmovd_store: "vmovd"     (d: M32, s: X)                    [Avx] as vmovd => iced!(VEX_Vmovd_rm32_xmm);
+                /// A dword from memory into the low dword, zeroing the rest.
+                vmovd_load: "vmovd"      (d: X, s: M32)                    [Avx] as vmovd => iced!(VEX_Vmovd_xmm_rm32);
+                /// Stores the low qword.
+                vmovq_store: "vmovq"     (d: M64, s: X)                    [Avx] as vmovq => iced!(VEX_Vmovq_xmmm64_xmm);
                 /// Inserts a qword at qword position `n`.
                 vpinsrq:    "vpinsrq"    (d: X, a: X, s: Rm64, n: Imm)     [Avx] => iced!(VEX_Vpinsrq_xmm_xmm_rm64_imm8);
+                /// `a` with the dword `s` inserted at dword position `n` (mod 4).
+                vpinsrd:    "vpinsrd"    (d: X, a: X, s: Rm32, n: Imm)     [Avx] => iced!(VEX_Vpinsrd_xmm_xmm_rm32_imm8);
                 /// Extracts the qword at qword position `n` into a 64-bit register.
                 vpextrq:    "vpextrq"    (d: R64, s: X, n: Imm)            [Avx] => iced!(VEX_Vpextrq_rm64_xmm_imm8);
+                /// Extracts the dword at dword position `n` (mod 4).
+                vpextrd:    "vpextrd"    (d: R32, s: X, n: Imm)            [Avx] => iced!(VEX_Vpextrd_rm32_xmm_imm8);
                 /// Broadcasts a dword from memory to the four dwords (a plain load on current cores).
                 vbroadcastss: "vbroadcastss" (d: X, s: M32)                [Avx] => iced!(VEX_Vbroadcastss_xmm_m32);
                 vpxor:      "vpxor"      (d: X, a: X, b: Xm)               [Avx] as vpxor => iced!(VEX_Vpxor_xmm_xmm_xmmm128);
@@ -839,6 +906,9 @@ macro_rules! x86_64_table {
                 vpaddd:     "vpaddd"     (d: X, a: X, b: Xm)               [Avx] as vpaddd => iced!(VEX_Vpaddd_xmm_xmm_xmmm128);
                 vpaddq:     "vpaddq"     (d: X, a: X, b: Xm)               [Avx] as vpaddq => iced!(VEX_Vpaddq_xmm_xmm_xmmm128);
                 vpsubq:     "vpsubq"     (d: X, a: X, b: Xm)               [Avx] as vpsubq => iced!(VEX_Vpsubq_xmm_xmm_xmmm128);
+                vpsubw:     "vpsubw"     (d: X, a: X, b: Xm)               [Avx] as vpsubw => iced!(VEX_Vpsubw_xmm_xmm_xmmm128);
+                /// The qword from memory into both qwords.
+                vmovddup:   "vmovddup"   (d: X, s: M64)                    [Avx] => iced!(VEX_Vmovddup_xmm_xmmm64);
                 vpshufb:    "vpshufb"    (d: X, a: X, b: Xm)               [Avx] as vpshufb => iced!(VEX_Vpshufb_xmm_xmm_xmmm128);
                 vpshufd:    "vpshufd"    (d: X, a: Xm, sel: Sel)           [Avx] as vpshufd => iced!(VEX_Vpshufd_xmm_xmmm128_imm8);
                 vpalignr:   "vpalignr"   (d: X, a: X, b: Xm, n: Imm)       [Avx] as vpalignr
@@ -856,6 +926,7 @@ macro_rules! x86_64_table {
                 vpsrad:     "vpsrad"     (d: X, a: X, n: Imm)              [Avx] => iced!(VEX_Vpsrad_xmm_xmm_imm8);
                 vpslld:     "vpslld"     (d: X, a: X, n: Imm)              [Avx] as vpslld => iced!(VEX_Vpslld_xmm_xmm_imm8);
                 vpsrld:     "vpsrld"     (d: X, a: X, n: Imm)              [Avx] as vpsrld => iced!(VEX_Vpsrld_xmm_xmm_imm8);
+                vpsrlw:     "vpsrlw"     (d: X, a: X, n: Imm)              [Avx] => iced!(VEX_Vpsrlw_xmm_xmm_imm8);
                 vpslldq:    "vpslldq"    (d: X, a: X, n: Imm)              [Avx] as vpslldq => iced!(VEX_Vpslldq_xmm_xmm_imm8);
                 vpsrldq:    "vpsrldq"    (d: X, a: X, n: Imm)              [Avx] as vpsrldq => iced!(VEX_Vpsrldq_xmm_xmm_imm8);
                 /// Carry-less multiply of one qword of `a` and one of `b`, chosen by bits 0 and 4 of `sel`.
@@ -892,7 +963,7 @@ macro_rules! x86_64_table {
                 vmovups_load: "vmovups"  (d: X, s: M128)                   [Avx] as vmovups => iced!(VEX_Vmovups_xmm_xmmm128);
                 vmovups_store: "vmovups" (d: M128, s: X)                   [Avx] as vmovups => iced!(VEX_Vmovups_xmmm128_xmm);
                 vxorps:     "vxorps"     (d: X, a: X, b: Xm)               [Avx] => iced!(VEX_Vxorps_xmm_xmm_xmmm128);
-                vpaddb:     "vpaddb"     (d: X, a: X, b: Xm)               [Avx] => iced!(VEX_Vpaddb_xmm_xmm_xmmm128);
+                vpaddb:     "vpaddb"     (d: X, a: X, b: Xm)               [Avx] as vpaddb => iced!(VEX_Vpaddb_xmm_xmm_xmmm128);
                 vpsubd:     "vpsubd"     (d: X, a: X, b: Xm)               [Avx] => iced!(VEX_Vpsubd_xmm_xmm_xmmm128);
                 /// Unsigned multiply of the low dwords of each qword, the 64-bit products.
                 vpmuludq:   "vpmuludq"   (d: X, a: X, b: Xm)               [Avx] as vpmuludq
@@ -983,6 +1054,8 @@ macro_rules! x86_64_table {
                 /// SHA-1 message schedule, second part: the four next words, rotated left 1.
                 sha1msg2:   "sha1msg2"   (d: X, s: Xm)                     [Sha] => iced!(Sha1msg2_xmm_xmmm128);
                 paddd:      "paddd"      (d: X, s: Xm)                     [] => iced!(Paddd_xmm_xmmm128);
+                paddq:      "paddq"      (d: X, s: Xm)                     [] => iced!(Paddq_xmm_xmmm128);
+                paddb:      "paddb"      (d: X, s: Xm)                     [] => iced!(Paddb_xmm_xmmm128);
                 pshufd:     "pshufd"     (d: X, s: Xm, sel: Sel)           [] => iced!(Pshufd_xmm_xmmm128_imm8);
                 pshufb:     "pshufb"     (d: X, s: Xm)                     [Ssse3] => iced!(Pshufb_xmm_xmmm128);
                 /// `[d, s]` shifted right by `n` bytes, the low 16 bytes.
@@ -1000,6 +1073,8 @@ macro_rules! x86_64_table {
 
                 // --- 256-bit vector (AVX2, VPCLMULQDQ) --------------------------------------------------------------------
                 vmovdqu_load_y:  "vmovdqu" (d: Y, s: M256)                 [Avx] as vmovdqu => iced!(VEX_Vmovdqu_ymm_ymmm256);
+                vmovdqu_reg_y: "vmovdqu" (d: Y, s: Y)                      [Avx] as vmovdqu
+                    => iced!(VEX_Vmovdqu_ymm_ymmm256, VEX_Vmovdqu_ymmm256_ymm);
                 vmovdqu_store_y: "vmovdqu" (d: M256, s: Y)                 [Avx] as vmovdqu => iced!(VEX_Vmovdqu_ymmm256_ymm);
                 vmovdqa_y:  "vmovdqa"    (d: Y, s: Ym)                     [Avx] as vmovdqa
                     => iced!(VEX_Vmovdqa_ymm_ymmm256, VEX_Vmovdqa_ymmm256_ymm);
@@ -1008,7 +1083,15 @@ macro_rules! x86_64_table {
                 vpandn_y:   "vpandn"     (d: Y, a: Y, b: Ym)               [Avx2] as vpandn => iced!(VEX_Vpandn_ymm_ymm_ymmm256);
                 vpor_y:     "vpor"       (d: Y, a: Y, b: Ym)               [Avx2] as vpor => iced!(VEX_Vpor_ymm_ymm_ymmm256);
                 vpaddd_y:   "vpaddd"     (d: Y, a: Y, b: Ym)               [Avx2] as vpaddd => iced!(VEX_Vpaddd_ymm_ymm_ymmm256);
+                vpaddw_y:   "vpaddw"     (d: Y, a: Y, b: Ym)               [Avx2] as vpaddw => iced!(VEX_Vpaddw_ymm_ymm_ymmm256);
                 vpaddq_y:   "vpaddq"     (d: Y, a: Y, b: Ym)               [Avx2] as vpaddq => iced!(VEX_Vpaddq_ymm_ymm_ymmm256);
+                vpaddb_y:   "vpaddb"     (d: Y, a: Y, b: Ym)               [Avx2] as vpaddb => iced!(VEX_Vpaddb_ymm_ymm_ymmm256);
+                vpsubw_y:   "vpsubw"     (d: Y, a: Y, b: Ym)               [Avx2] as vpsubw => iced!(VEX_Vpsubw_ymm_ymm_ymmm256);
+                /// Absolute value of each signed byte.
+                vpabsb_y:   "vpabsb"     (d: Y, s: Ym)                     [Avx2] as vpabsb => iced!(VEX_Vpabsb_ymm_ymmm256);
+                /// Bytes signed greater: all ones, else zero.
+                vpcmpgtb_y: "vpcmpgtb"   (d: Y, a: Y, b: Ym)               [Avx2] as vpcmpgtb
+                    => iced!(VEX_Vpcmpgtb_ymm_ymm_ymmm256);
                 vpsubq_y:   "vpsubq"     (d: Y, a: Y, b: Ym)               [Avx2] as vpsubq => iced!(VEX_Vpsubq_ymm_ymm_ymmm256);
                 vpslld_y:   "vpslld"     (d: Y, a: Y, n: Imm)              [Avx2] as vpslld => iced!(VEX_Vpslld_ymm_ymm_imm8);
                 vpsllq_y:   "vpsllq"     (d: Y, a: Y, n: Imm)              [Avx2] as vpsllq => iced!(VEX_Vpsllq_ymm_ymm_imm8);
@@ -1039,6 +1122,10 @@ macro_rules! x86_64_table {
                 vpsrlq_y:   "vpsrlq"     (d: Y, a: Y, n: Imm)              [Avx2] as vpsrlq => iced!(VEX_Vpsrlq_ymm_ymm_imm8);
                 /// Dwords signed greater: all ones, else zero.
                 vpcmpgtd:   "vpcmpgtd"   (d: X, a: X, b: Xm)               [Avx] => iced!(VEX_Vpcmpgtd_xmm_xmm_xmmm128);
+                /// Bytes signed greater: all ones, else zero.
+                vpcmpgtb:   "vpcmpgtb"   (d: X, a: X, b: Xm)               [Avx] as vpcmpgtb => iced!(VEX_Vpcmpgtb_xmm_xmm_xmmm128);
+                /// Absolute value of each signed byte.
+                vpabsb:     "vpabsb"     (d: X, s: Xm)                     [Avx] as vpabsb => iced!(VEX_Vpabsb_xmm_xmmm128);
                 /// Broadcasts the low dword of `s` to the eight dwords.
                 vpbroadcastd_y_reg: "vpbroadcastd" (d: Y, s: X)            [Avx2] as vpbroadcastd
                     => iced!(VEX_Vpbroadcastd_ymm_xmmm32);
@@ -1055,6 +1142,15 @@ macro_rules! x86_64_table {
                 /// Broadcasts a dword from memory to the eight dwords.
                 vpbroadcastd_y: "vpbroadcastd" (d: Y, s: M32)              [Avx2] as vpbroadcastd
                     => iced!(VEX_Vpbroadcastd_ymm_xmmm32);
+                /// Broadcasts a dword from memory to the four dwords.
+                vpbroadcastd_x: "vpbroadcastd" (d: X, s: M32)              [Avx2] as vpbroadcastd
+                    => iced!(VEX_Vpbroadcastd_xmm_xmmm32);
+                /// Broadcasts a byte from memory to the 32 bytes.
+                vpbroadcastb_y: "vpbroadcastb" (d: Y, s: M8)               [Avx2] as vpbroadcastb
+                    => iced!(VEX_Vpbroadcastb_ymm_xmmm8);
+                /// Broadcasts the low byte of `s` to the 32 bytes.
+                vpbroadcastb_y_reg: "vpbroadcastb" (d: Y, s: X)            [Avx2] as vpbroadcastb
+                    => iced!(VEX_Vpbroadcastb_ymm_xmmm8);
                 vpshufb_y:  "vpshufb"    (d: Y, a: Y, b: Ym)               [Avx2] as vpshufb => iced!(VEX_Vpshufb_ymm_ymm_ymmm256);
                 vpshufd_y:  "vpshufd"    (d: Y, a: Ym, sel: Sel)           [Avx2] as vpshufd => iced!(VEX_Vpshufd_ymm_ymmm256_imm8);
                 vbroadcasti128: "vbroadcasti128" (d: Y, s: M128)           [Avx2] => iced!(VEX_Vbroadcasti128_ymm_m128);
@@ -1098,10 +1194,11 @@ macro_rules! x86_64_table {
                     => iced!(EVEX_Vmovdqu64_zmm_k1z_zmmm512);
                 vmovdqu64_store: "vmovdqu64" (d: M512, s: Z)               [Avx512f] as vmovdqu64
                     => iced!(EVEX_Vmovdqu64_zmmm512_k1z_zmm);
-                vpxorq:     "vpxorq"     (d: Z, a: Z, b: Zm)               [Avx512f] => iced!(EVEX_Vpxorq_zmm_k1z_zmm_zmmm512b64);
+                vpxorq:     "vpxorq"     (d: Z, a: Z, b: Zm)               [Avx512f] as vpxorq
+                    => iced!(EVEX_Vpxorq_zmm_k1z_zmm_zmmm512b64);
                 /// Bitwise ternary logic: bit `(d << 2) | (a << 1) | b` of `sel` is each result bit (`0x96`: xor of the
                 /// three).
-                vpternlogq: "vpternlogq" (d: Z, a: Z, b: Zm, sel: Sel)     [Avx512f]
+                vpternlogq: "vpternlogq" (d: Z, a: Z, b: Zm, sel: Sel)     [Avx512f] as vpternlogq
                     => iced!(EVEX_Vpternlogq_zmm_k1z_zmm_zmmm512b64_imm8);
                 /// Carry-less multiply in each of the four 128-bit lanes.
                 vpclmulqdq_z: "vpclmulqdq" (d: Z, a: Z, b: Zm, sel: Sel)   [Avx512f, Vpclmulqdq] as vpclmulqdq
@@ -1131,6 +1228,34 @@ macro_rules! x86_64_table {
                 /// Broadcasts 16 bytes from memory to the four 128-bit lanes.
                 vbroadcasti32x4: "vbroadcasti32x4" (d: Z, s: M128)         [Avx512f]
                     => iced!(EVEX_Vbroadcasti32x4_zmm_k1z_m128);
+                /// 128-bit lanes (as `vshufi64x2`; the dword form differs only under a mask).
+                vshufi32x4: "vshufi32x4" (d: Z, a: Z, b: Zm, sel: Sel)     [Avx512f]
+                    => iced!(EVEX_Vshufi32x4_zmm_k1z_zmm_zmmm512b32_imm8);
+                vmovdqu32:  "vmovdqu32"  (d: Z, s: Zm)                     [Avx512f] as vmovdqu32
+                    => iced!(EVEX_Vmovdqu32_zmm_k1z_zmmm512);
+                vmovdqu32_store: "vmovdqu32" (d: M512, s: Z)               [Avx512f] as vmovdqu32
+                    => iced!(EVEX_Vmovdqu32_zmmm512_k1z_zmm);
+                /// Register or aligned memory.
+                vmovdqa32:  "vmovdqa32"  (d: Z, s: Zm)                     [Avx512f] => iced!(EVEX_Vmovdqa32_zmm_k1z_zmmm512);
+                /// Register or aligned memory.
+                vmovdqa64:  "vmovdqa64"  (d: Z, s: Zm)                     [Avx512f] as vmovdqa64
+                    => iced!(EVEX_Vmovdqa64_zmm_k1z_zmmm512);
+                vpaddb_z:   "vpaddb"     (d: Z, a: Z, b: Zm)               [Avx512f, Avx512bw] as vpaddb
+                    => iced!(EVEX_Vpaddb_zmm_k1z_zmm_zmmm512);
+                vpaddw_z:   "vpaddw"     (d: Z, a: Z, b: Zm)               [Avx512f, Avx512bw] as vpaddw
+                    => iced!(EVEX_Vpaddw_zmm_k1z_zmm_zmmm512);
+                /// Broadcasts a byte from memory to the 64 bytes.
+                vpbroadcastb_z: "vpbroadcastb" (d: Z, s: M8)               [Avx512f, Avx512bw] as vpbroadcastb
+                    => iced!(EVEX_Vpbroadcastb_zmm_k1z_xmmm8);
+                /// Broadcasts the low byte of `s` to the 64 bytes.
+                vpbroadcastb_z_reg: "vpbroadcastb" (d: Z, s: X)            [Avx512f, Avx512bw] as vpbroadcastb
+                    => iced!(EVEX_Vpbroadcastb_zmm_k1z_xmmm8);
+                /// Broadcasts a qword from memory to the eight qwords.
+                vpbroadcastq_z: "vpbroadcastq" (d: Z, s: M64)              [Avx512f] as vpbroadcastq
+                    => iced!(EVEX_Vpbroadcastq_zmm_k1z_xmmm64);
+                /// Broadcasts the low qword of `s` to the eight qwords.
+                vpbroadcastq_z_reg: "vpbroadcastq" (d: Z, s: X)            [Avx512f] as vpbroadcastq
+                    => iced!(EVEX_Vpbroadcastq_zmm_k1z_xmmm64);
                 /// AES last round on the four 128-bit lanes.
                 vaesenclast_z: "vaesenclast" (d: Z, a: Z, k: Zm)          [Avx512f, Vaes] as vaesenclast
                     => iced!(EVEX_Vaesenclast_zmm_zmm_zmmm512);
@@ -1159,7 +1284,8 @@ macro_rules! x86_64_table {
                 vpbroadcastd_z: "vpbroadcastd" (d: Z, s: M32)              [Avx512f] as vpbroadcastd
                     => iced!(EVEX_Vpbroadcastd_zmm_k1z_xmmm32);
                 /// Rotates each dword left by `n` (mod 32).
-                vprold:     "vprold"     (d: Z, a: Z, n: Imm)              [Avx512f] => iced!(EVEX_Vprold_zmm_k1z_zmmm512b32_imm8);
+                vprold:     "vprold"     (d: Z, a: Z, n: Imm)              [Avx512f] as vprold
+                    => iced!(EVEX_Vprold_zmm_k1z_zmmm512b32_imm8);
                 vpshufd_z:  "vpshufd"    (d: Z, a: Zm, sel: Sel)           [Avx512f] as vpshufd
                     => iced!(EVEX_Vpshufd_zmm_k1z_zmmm512b32_imm8);
                 vpunpckldq_z: "vpunpckldq" (d: Z, a: Z, b: Zm)             [Avx512f] as vpunpckldq
@@ -1184,6 +1310,44 @@ macro_rules! x86_64_table {
                     => iced!(EVEX_Vpternlogd_xmm_k1z_xmm_xmmm128b32_imm8);
                 vpternlogd_y: "vpternlogd" (d: Y, a: Y, b: Ym, sel: Sel)   [Avx512f, Avx512vl] as vpternlogd
                     => iced!(EVEX_Vpternlogd_ymm_k1z_ymm_ymmm256b32_imm8);
+                vpxorq_x:   "vpxorq"     (d: X, a: X, b: Xm)               [Avx512f, Avx512vl] as vpxorq
+                    => iced!(EVEX_Vpxorq_xmm_k1z_xmm_xmmm128b64);
+                vpxorq_y:   "vpxorq"     (d: Y, a: Y, b: Ym)               [Avx512f, Avx512vl] as vpxorq
+                    => iced!(EVEX_Vpxorq_ymm_k1z_ymm_ymmm256b64);
+                vpternlogq_x: "vpternlogq" (d: X, a: X, b: Xm, sel: Sel)   [Avx512f, Avx512vl] as vpternlogq
+                    => iced!(EVEX_Vpternlogq_xmm_k1z_xmm_xmmm128b64_imm8);
+                vpternlogq_y: "vpternlogq" (d: Y, a: Y, b: Ym, sel: Sel)   [Avx512f, Avx512vl] as vpternlogq
+                    => iced!(EVEX_Vpternlogq_ymm_k1z_ymm_ymmm256b64_imm8);
+                vprold_x:   "vprold"     (d: X, a: X, n: Imm)              [Avx512f, Avx512vl] as vprold
+                    => iced!(EVEX_Vprold_xmm_k1z_xmmm128b32_imm8);
+                vprold_y:   "vprold"     (d: Y, a: Y, n: Imm)              [Avx512f, Avx512vl] as vprold
+                    => iced!(EVEX_Vprold_ymm_k1z_ymmm256b32_imm8);
+                /// Rotates each dword right by `n` (mod 32).
+                vprord_x:   "vprord"     (d: X, a: X, n: Imm)              [Avx512f, Avx512vl] as vprord
+                    => iced!(EVEX_Vprord_xmm_k1z_xmmm128b32_imm8);
+                vprord_y:   "vprord"     (d: Y, a: Y, n: Imm)              [Avx512f, Avx512vl] as vprord
+                    => iced!(EVEX_Vprord_ymm_k1z_ymmm256b32_imm8);
+                /// Rotates each qword left by `n` (mod 64).
+                vprolq_x:   "vprolq"     (d: X, a: X, n: Imm)              [Avx512f, Avx512vl] as vprolq
+                    => iced!(EVEX_Vprolq_xmm_k1z_xmmm128b64_imm8);
+                vprolq_y:   "vprolq"     (d: Y, a: Y, n: Imm)              [Avx512f, Avx512vl] as vprolq
+                    => iced!(EVEX_Vprolq_ymm_k1z_ymmm256b64_imm8);
+                /// Rotates each qword right by `n` (mod 64).
+                vprorq_x:   "vprorq"     (d: X, a: X, n: Imm)              [Avx512f, Avx512vl] as vprorq
+                    => iced!(EVEX_Vprorq_xmm_k1z_xmmm128b64_imm8);
+                vprorq_y:   "vprorq"     (d: Y, a: Y, n: Imm)              [Avx512f, Avx512vl] as vprorq
+                    => iced!(EVEX_Vprorq_ymm_k1z_ymmm256b64_imm8);
+                vmovdqu64_x: "vmovdqu64" (d: X, s: Xm)                     [Avx512f, Avx512vl] as vmovdqu64
+                    => iced!(EVEX_Vmovdqu64_xmm_k1z_xmmm128);
+                vmovdqu64_y: "vmovdqu64" (d: Y, s: Ym)                     [Avx512f, Avx512vl] as vmovdqu64
+                    => iced!(EVEX_Vmovdqu64_ymm_k1z_ymmm256);
+                vmovdqu64_store_x: "vmovdqu64" (d: M128, s: X)             [Avx512f, Avx512vl] as vmovdqu64
+                    => iced!(EVEX_Vmovdqu64_xmmm128_k1z_xmm);
+                vmovdqu64_store_y: "vmovdqu64" (d: M256, s: Y)             [Avx512f, Avx512vl] as vmovdqu64
+                    => iced!(EVEX_Vmovdqu64_ymmm256_k1z_ymm);
+                /// Register or aligned memory.
+                vmovdqa64_x: "vmovdqa64" (d: X, s: Xm)                     [Avx512f, Avx512vl] as vmovdqa64
+                    => iced!(EVEX_Vmovdqa64_xmm_k1z_xmmm128);
                 vmovdqu8:   "vmovdqu8"   (d: Z, s: Zm)                     [Avx512f, Avx512bw] as vmovdqu8
                     => iced!(EVEX_Vmovdqu8_zmm_k1z_zmmm512);
                 vmovdqu8_store: "vmovdqu8" (d: M512, s: Z)                 [Avx512f, Avx512bw] as vmovdqu8

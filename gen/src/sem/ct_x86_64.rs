@@ -2,11 +2,11 @@
 //! [`Sem`](super::x86_64::Sem) table (the flags an instruction writes take the taint of what it read; `xor r, r`
 //! and `pxor`/`xorps`/`vpxor`/`vxorps`/`vpxorq`/`vpxord v, v, v` clear it; `push`/`pop` move a stack slot's; registers used without being
 //! named, [`Sem::implicit`](super::x86_64::Sem::implicit), are read and written as the named ones; `call` pushes a
-//! public return address, `pushfq`/`popfq` move the flags' taint to and from the stack slot; the string
-//! instructions move the taint of the bytes they copy or store, and a masked store's bytes take its opmask's).
-//! Flagged: a conditional branch on secret flags or (`jrcxz`) a secret rcx, a call through a secret register, a
-//! memory access whose address uses a secret register (a string instruction's rsi or rdi too), a `rep` count
-//! (rcx) that is secret, and an instruction marked variable-time
+//! public return address, `pushfq`/`popfq` move the flags' taint to and from the stack slot, `leave` loads rbp's
+//! taint from its slot; the string instructions move the taint of the bytes they copy or store, and a masked
+//! store's bytes take its opmask's). Flagged: a conditional branch on secret flags or (`jrcxz`) a secret rcx, a
+//! call through a secret register, a memory access whose address uses a secret register (a string instruction's
+//! rsi or rdi too), a `rep` count (rcx) that is secret, and an instruction marked variable-time
 //! ([`Sem::variable_time`](super::x86_64::Sem::variable_time)) with a secret operand.
 
 use super::ct::{Taint, Tainting};
@@ -87,6 +87,9 @@ impl Tainting for X86_64 {
         if s.flags_written != 0 {
             taint.flags = t;
         }
+        if inst.op == Op::leave {
+            leave(taint, m, &mut found);
+        }
         found
     }
 }
@@ -143,6 +146,16 @@ fn write(taint: &mut Taint, m: &mut Machine<'_>, o: &Operand, t: bool) {
         }
         _ => {}
     }
+}
+
+/// `leave`: rsp takes rbp's taint, rbp the taint of the slot it is loaded from (whose address is rbp).
+fn leave(taint: &mut Taint, m: &mut Machine<'_>, found: &mut Vec<&'static str>) {
+    let (bp, bp_secret) = (m.state.gpr[5], taint.gpr[5]);
+    if bp_secret {
+        found.push("memory address depends on a secret");
+    }
+    taint.gpr[4] = bp_secret;
+    taint.gpr[5] = taint.bytes(bp, 8);
 }
 
 /// `push`/`pop`: the stack slot's taint.

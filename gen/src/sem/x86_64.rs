@@ -604,6 +604,25 @@ fn q2(w: usize, a: &Vector, b: &Vector, f: impl Fn(u64, u64) -> u64) -> Vector {
     v
 }
 
+/// Byte-wise `f(a, b)` over `w` bytes.
+fn b2(w: usize, a: &Vector, b: &Vector, f: impl Fn(u8, u8) -> u8) -> Vector {
+    let mut v = [0; VEC_BYTES];
+    for (i, x) in v[..w].iter_mut().enumerate() {
+        *x = f(a[i], b[i]);
+    }
+    v
+}
+
+/// Word-wise `f(a, b)` over `w` bytes.
+fn w2(w: usize, a: &Vector, b: &Vector, f: impl Fn(u16, u16) -> u16) -> Vector {
+    let word = |v: &Vector, i: usize| u16::from_le_bytes([v[i], v[i + 1]]);
+    let mut v = [0; VEC_BYTES];
+    for i in (0..w).step_by(2) {
+        v[i..i + 2].copy_from_slice(&f(word(a, i), word(b, i)).to_le_bytes());
+    }
+    v
+}
+
 /// Dword-wise `f(a, b)` over `w` bytes.
 fn d2(w: usize, a: &Vector, b: &Vector, f: impl Fn(u32, u32) -> u32) -> Vector {
     let d = |v: &Vector, i: usize| u32::from_le_bytes(v[i..i + 4].try_into().unwrap());
@@ -797,6 +816,9 @@ const SHIFT_U: u64 = AF | OF;
 /// rax, rdx and xmm0, as `mul`, `mulx` and `sha256rnds2` use them implicitly.
 const RAX: Reg = Reg::Gpr(0);
 const RDX: Reg = Reg::Gpr(2);
+/// rsp and rbp, as `leave` uses them implicitly.
+const RSP: Reg = Reg::Gpr(4);
+const RBP: Reg = Reg::Gpr(5);
 const XMM0: Reg = Reg::Vec(0);
 /// The bits of RFLAGS beside the status flags that `pushfq` pushes in a user program: bit 1 (always set) and IF.
 pub const PUSHED_FLAGS: u64 = 0x202;
@@ -877,9 +899,20 @@ static SEMS: &[Sem] = sems! {
     ja [N] CF | ZF, 0, 0, false, flow |m, o| jump(m, o, |f| f & (CF | ZF) == 0);
     jbe [N] CF | ZF, 0, 0, false, flow |m, o| jump(m, o, |f| f & (CF | ZF) != 0);
     ret [] 0, 0, 0, false, flow |m, o| Flow::Ret;
+    int3 [] 0, 0, 0, false, |m, o| Err(Fault { addr: 0, len: 0, what: "int3: a breakpoint trap" });
+    leave [] @[RSP => RW, RBP => RW] 0, 0, 0, false, |m, o| {
+        let bp = m.state.gpr[5];
+        let mut b = [0; 8];
+        m.mem.read(bp, &mut b)?;
+        m.state.gpr[5] = u64::from_le_bytes(b);
+        m.state.gpr[4] = bp.wrapping_add(8);
+        Ok(())
+    };
     movabs [W, N] 0, 0, 0, false, |m, o| { let v = gpr(m, &o[1])?; set_gpr(m, &o[0], v) };
     and_store [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'&');
     or_store [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'|');
+    xor_store [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'^');
+    add_store [RW, R] 0, STATUS, 0, false, |m, o| arith(m, o, b'+');
     mov32 [W, R] 0, 0, 0, false, |m, o| { let v = gpr(m, &o[1])?; set_gpr(m, &o[0], v) };
     mov32_load [W, R] 0, 0, 0, false, |m, o| { let v = gpr(m, &o[1])?; set_gpr(m, &o[0], v) };
     mov32_store [W, R] 0, 0, 0, false, |m, o| { let v = gpr(m, &o[1])?; set_gpr(m, &o[0], v) };
@@ -892,9 +925,11 @@ static SEMS: &[Sem] = sems! {
     add_load [RW, R] 0, STATUS, 0, false, |m, o| arith(m, o, b'+');
     add32_load [RW, R] 0, STATUS, 0, false, |m, o| arith(m, o, b'+');
     adc_load [RW, R] CF, STATUS, 0, false, |m, o| arith(m, o, b'c');
+    adc32 [RW, R] CF, STATUS, 0, false, |m, o| arith(m, o, b'c');
     sbb_load [RW, R] CF, STATUS, 0, false, |m, o| arith(m, o, b'b');
     sub32 [RW, R] 0, STATUS, 0, false, |m, o| arith(m, o, b'-');
     sub_load [RW, R] 0, STATUS, 0, false, |m, o| arith(m, o, b'-');
+    sub32_load [RW, R] 0, STATUS, 0, false, |m, o| arith(m, o, b'-');
     and32 [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'&');
     and_load [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'&');
     or [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'|');
@@ -902,8 +937,10 @@ static SEMS: &[Sem] = sems! {
     or_load [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'|');
     xor [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'^');
     xor32_load [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'^');
+    xor_load [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'^');
     cmp32 [R, R] 0, STATUS, 0, false, |m, o| arith(m, o, b'?');
     cmp_load [R, R] 0, STATUS, 0, false, |m, o| arith(m, o, b'?');
+    cmp32_mem [R, R] 0, STATUS, 0, false, |m, o| arith(m, o, b'?');
     test32 [R, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b't');
     imul32 [RW, R] 0, STATUS, IMUL_U, false, |m, o| {
         let (a, b) = (gpr(m, &o[0])? as i32, gpr(m, &o[1])? as i32);
@@ -935,6 +972,7 @@ static SEMS: &[Sem] = sems! {
     sar [RW, N] 0, STATUS, SHIFT_U, false, |m, o| shift(m, o, b'a');
     rol32 [RW, N] 0, CF | OF, OF, false, |m, o| rotate(m, o, true);
     ror32 [RW, N] 0, CF | OF, OF, false, |m, o| rotate(m, o, false);
+    rol32_cl [RW, R] 0, CF | OF, OF, false, |m, o| rotate(m, o, true);
     rorx32 [W, R, N] 0, 0, 0, false, |m, o| {
         let v = (gpr(m, &o[1])? as u32).rotate_right((imm(&o[2]) & 31) as u32);
         set_gpr(m, &o[0], v as u64)
@@ -961,6 +999,12 @@ static SEMS: &[Sem] = sems! {
     not32 [RW] 0, 0, 0, false, |m, o| { let v = gpr(m, &o[0])?; set_gpr(m, &o[0], !v) };
     andn [W, R, R] 0, STATUS, AF | PF, false, |m, o| andn(m, o);
     andn32 [W, R, R] 0, STATUS, AF | PF, false, |m, o| andn(m, o);
+    tzcnt32 [W, R] 0, STATUS, OF | SF | AF | PF, false, |m, o| {
+        let s = gpr(m, &o[1])? as u32;
+        let r = s.trailing_zeros() as u64;
+        set_flags(m, CF | ZF, if s == 0 { CF } else { 0 } | if r == 0 { ZF } else { 0 });
+        set_gpr(m, &o[0], r)
+    };
     shlx [W, R, R] 0, 0, 0, false, |m, o| { let v = gpr(m, &o[1])? << (gpr(m, &o[2])? & 63); set_gpr(m, &o[0], v) };
     shrx [W, R, R] 0, 0, 0, false, |m, o| { let v = gpr(m, &o[1])? >> (gpr(m, &o[2])? & 63); set_gpr(m, &o[0], v) };
     bzhi [W, R, R] 0, STATUS, AF | PF, false, |m, o| {
@@ -988,6 +1032,7 @@ static SEMS: &[Sem] = sems! {
     cmovz [RW, R] ZF, 0, 0, false, |m, o| cmov(m, o, |f| f & ZF != 0);
     cmovnz [RW, R] ZF, 0, 0, false, |m, o| cmov(m, o, |f| f & ZF == 0);
     cmovg [RW, R] ZF | SF | OF, 0, 0, false, |m, o| cmov(m, o, |f| f & ZF == 0 && !less(f));
+    cmovz32 [RW, R] ZF, 0, 0, false, |m, o| cmov(m, o, |f| f & ZF != 0);
     jg [N] ZF | SF | OF, 0, 0, false, flow |m, o| jump(m, o, |f| f & ZF == 0 && !less(f));
     jge [N] SF | OF, 0, 0, false, flow |m, o| jump(m, o, |f| !less(f));
     jl [N] SF | OF, 0, 0, false, flow |m, o| jump(m, o, less);
@@ -1003,6 +1048,8 @@ static SEMS: &[Sem] = sems! {
     add8 [RW, R] 0, STATUS, 0, false, |m, o| arith(m, o, b'+');
     and8 [RW, R] 0, STATUS, LOGIC_U, false, |m, o| arith(m, o, b'&');
     cmp8 [R, R] 0, STATUS, 0, false, |m, o| arith(m, o, b'?');
+    add8_imm [RW, R] 0, STATUS, 0, false, |m, o| arith(m, o, b'+');
+    adc8_imm [RW, R] CF, STATUS, 0, false, |m, o| arith(m, o, b'c');
     movzx32 [W, R] 0, 0, 0, false, |m, o| { let v = gpr(m, &o[1])? & 0xff; set_gpr(m, &o[0], v) };
     movzx [W, R] 0, 0, 0, false, |m, o| { let v = gpr(m, &o[1])? & 0xff; set_gpr(m, &o[0], v) };
     shl_cl [RW, R] 0, STATUS, SHIFT_U, false, |m, o| shift(m, o, b'l');
@@ -1046,6 +1093,7 @@ static SEMS: &[Sem] = sems! {
     };
     vmovdqu_load [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vmovdqu_store [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
+    vmovdqu_reg [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vmovdqa [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vmovdqa_store [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vmovq_load [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
@@ -1056,15 +1104,26 @@ static SEMS: &[Sem] = sems! {
         set_vec(m, &o[0], d)
     };
     vmovd_store [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
+    vmovd_load [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
+    vmovq_store [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vpinsrq [W, R, R, N] 0, 0, 0, false, |m, o| {
         let (mut a, s, n) = (vec(m, &o[1])?, gpr(m, &o[2])?, imm(&o[3]) as usize & 1);
         a[n * 8..n * 8 + 8].copy_from_slice(&s.to_le_bytes());
+        set_vec(m, &o[0], a)
+    };
+    vpinsrd [W, R, R, N] 0, 0, 0, false, |m, o| {
+        let (mut a, s, n) = (vec(m, &o[1])?, gpr(m, &o[2])?, imm(&o[3]) as usize & 3);
+        a[n * 4..n * 4 + 4].copy_from_slice(&(s as u32).to_le_bytes());
         set_vec(m, &o[0], a)
     };
     vpextrq [W, R, N] 0, 0, 0, false, |m, o| {
         let (a, n) = (vec(m, &o[1])?, imm(&o[2]) as usize & 1);
         let v = u64::from_le_bytes(a[n * 8..n * 8 + 8].try_into().expect("8 bytes"));
         set_gpr(m, &o[0], v)
+    };
+    vpextrd [W, R, N] 0, 0, 0, false, |m, o| {
+        let (a, n) = (vec(m, &o[1])?, imm(&o[2]) as usize & 3);
+        set_gpr(m, &o[0], dword(&a, n) as u64)
     };
     vbroadcastss [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 4);
     vpxor [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| x ^ y));
@@ -1074,6 +1133,8 @@ static SEMS: &[Sem] = sems! {
     vpaddd [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| d2(w, a, b, u32::wrapping_add));
     vpaddq [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, u64::wrapping_add));
     vpsubq [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, u64::wrapping_sub));
+    vpsubw [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| w2(w, a, b, u16::wrapping_sub));
+    vmovddup [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 8);
     vpshufb [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, pshufb));
     vpshufd [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| lanes(w, a, a, |x, _| pshufd(x, n)));
     vpalignr [W, R, R, N] 0, 0, 0, false, |m, o| {
@@ -1089,6 +1150,7 @@ static SEMS: &[Sem] = sems! {
     vpsrad [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| d2(w, a, a, |x, _| ((x as i32) >> n.min(31)) as u32));
     vpslld [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| d2(w, a, a, |x, _| if n > 31 { 0 } else { x << n }));
     vpsrld [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| d2(w, a, a, |x, _| if n > 31 { 0 } else { x >> n }));
+    vpsrlw [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| w2(w, a, a, |x, _| if n > 15 { 0 } else { x >> n }));
     vpslldq [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| lanes(w, a, a, |x, _| byte_shift(x, n, true)));
     vpsrldq [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| lanes(w, a, a, |x, _| byte_shift(x, n, false)));
     vpclmulqdq [W, R, R, N] 0, 0, 0, false, |m, o| clmul_op(m, o);
@@ -1239,6 +1301,8 @@ static SEMS: &[Sem] = sems! {
     paddd [RW, R] 0, 0, 0, false, |m, o| {
         legacy(m, o, |a, b| std::array::from_fn(|i| dword(a, i / 4).wrapping_add(dword(b, i / 4)).to_le_bytes()[i % 4]))
     };
+    paddq [RW, R] 0, 0, 0, false, |m, o| legacy(m, o, |a, b| map_q(a, b, u64::wrapping_add));
+    paddb [RW, R] 0, 0, 0, false, |m, o| legacy(m, o, |a, b| std::array::from_fn(|i| a[i].wrapping_add(b[i])));
     pshufd [W, R, N] 0, 0, 0, false, |m, o| {
         let n = imm(&o[2]);
         legacy(m, o, |_, s| pshufd(s, n))
@@ -1257,6 +1321,7 @@ static SEMS: &[Sem] = sems! {
     aesdec [RW, R] 0, 0, 0, false, |m, o| legacy(m, o, aesdec);
     aesdeclast [RW, R] 0, 0, 0, false, |m, o| legacy(m, o, aesdeclast);
     vmovdqu_load_y [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
+    vmovdqu_reg_y [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vmovdqu_store_y [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vmovdqa_y [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vpxor_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| x ^ y));
@@ -1264,7 +1329,15 @@ static SEMS: &[Sem] = sems! {
     vpandn_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| !x & y));
     vpor_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| x | y));
     vpaddd_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| d2(w, a, b, u32::wrapping_add));
+    vpaddw_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| w2(w, a, b, u16::wrapping_add));
     vpaddq_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, u64::wrapping_add));
+    vpaddb_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| b2(w, a, b, u8::wrapping_add));
+    vpsubw_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| w2(w, a, b, u16::wrapping_sub));
+    vpabsb_y [W, R] 0, 0, 0, false, |m, o| {
+        let a = vec(m, &o[1])?;
+        set_vec(m, &o[0], b2(width(&o[0]), &a, &a, |x, _| (x as i8).unsigned_abs()))
+    };
+    vpcmpgtb_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| b2(w, a, b, |x, y| if x as i8 > y as i8 { !0 } else { 0 }));
     vpsubq_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, u64::wrapping_sub));
     vpslld_y [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| d2(w, a, a, |x, _| if n > 31 { 0 } else { x << n }));
     vpsllq_y [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| q2(w, a, a, |x, _| if n > 63 { 0 } else { x << n }));
@@ -1285,6 +1358,11 @@ static SEMS: &[Sem] = sems! {
     vpmuludq_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| (x & 0xffff_ffff) * (y & 0xffff_ffff)));
     vpsrlq_y [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| q2(w, a, a, |x, _| if n > 63 { 0 } else { x >> n }));
     vpcmpgtd [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| d2(w, a, b, |x, y| if x as i32 > y as i32 { !0 } else { 0 }));
+    vpcmpgtb [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| b2(w, a, b, |x, y| if x as i8 > y as i8 { !0 } else { 0 }));
+    vpabsb [W, R] 0, 0, 0, false, |m, o| {
+        let a = vec(m, &o[1])?;
+        set_vec(m, &o[0], b2(width(&o[0]), &a, &a, |x, _| (x as i8).unsigned_abs()))
+    };
     vpbroadcastd_y_reg [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 4);
     vpcmpeqd_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| d2(w, a, b, |x, y| if x == y { !0 } else { 0 }));
     vpermd [W, R, R] 0, 0, 0, false, |m, o| {
@@ -1293,6 +1371,9 @@ static SEMS: &[Sem] = sems! {
     vpbroadcastq_y [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 8);
     vpbroadcastq_y_reg [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 8);
     vpbroadcastd_y [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 4);
+    vpbroadcastd_x [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 4);
+    vpbroadcastb_y [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 1);
+    vpbroadcastb_y_reg [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 1);
     vpshufb_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, pshufb));
     vpshufd_y [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| lanes(w, a, a, |x, _| pshufd(x, n)));
     vbroadcasti128 [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 16);
@@ -1355,6 +1436,17 @@ static SEMS: &[Sem] = sems! {
     vinserti64x4 [W, R, R, N] 0, 0, 0, false, |m, o| insert_half(m, o, 32);
     vextracti64x4 [W, R, N] 0, 0, 0, false, |m, o| extract_half(m, o, 32);
     vbroadcasti32x4 [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 16);
+    vshufi32x4 [W, R, R, N] 0, 0, 0, false, |m, o| (sem(Op::vshufi64x2).exec)(m, o).map(|_| ());
+    vmovdqu32 [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
+    vmovdqu32_store [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
+    vmovdqa32 [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
+    vmovdqa64 [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
+    vpaddb_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| b2(w, a, b, u8::wrapping_add));
+    vpaddw_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| w2(w, a, b, u16::wrapping_add));
+    vpbroadcastb_z [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 1);
+    vpbroadcastb_z_reg [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 1);
+    vpbroadcastq_z [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 8);
+    vpbroadcastq_z_reg [W, R] 0, 0, 0, false, |m, o| broadcast(m, o, 8);
     vaesenclast_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, aesenclast));
     vaesenc_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, aesenc));
     vaesdec_z [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| lanes(w, a, b, aesdec));
@@ -1377,6 +1469,23 @@ static SEMS: &[Sem] = sems! {
     vpxord_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| x ^ y));
     vpternlogd_x [RW, R, R, N] 0, 0, 0, false, |m, o| ternlog_op(m, o);
     vpternlogd_y [RW, R, R, N] 0, 0, 0, false, |m, o| ternlog_op(m, o);
+    vpxorq_x [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| x ^ y));
+    vpxorq_y [W, R, R] 0, 0, 0, false, |m, o| vop(m, o, |w, a, b| q2(w, a, b, |x, y| x ^ y));
+    vpternlogq_x [RW, R, R, N] 0, 0, 0, false, |m, o| ternlog_op(m, o);
+    vpternlogq_y [RW, R, R, N] 0, 0, 0, false, |m, o| ternlog_op(m, o);
+    vprold_x [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| d2(w, a, a, |x, _| x.rotate_left(n as u32 & 31)));
+    vprold_y [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| d2(w, a, a, |x, _| x.rotate_left(n as u32 & 31)));
+    vprord_x [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| d2(w, a, a, |x, _| x.rotate_right(n as u32 & 31)));
+    vprord_y [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| d2(w, a, a, |x, _| x.rotate_right(n as u32 & 31)));
+    vprolq_x [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| q2(w, a, a, |x, _| x.rotate_left(n as u32 & 63)));
+    vprolq_y [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| q2(w, a, a, |x, _| x.rotate_left(n as u32 & 63)));
+    vprorq_x [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| q2(w, a, a, |x, _| x.rotate_right(n as u32 & 63)));
+    vprorq_y [W, R, N] 0, 0, 0, false, |m, o| vimm(m, o, |w, a, n| q2(w, a, a, |x, _| x.rotate_right(n as u32 & 63)));
+    vmovdqu64_x [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
+    vmovdqu64_y [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
+    vmovdqu64_store_x [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
+    vmovdqu64_store_y [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
+    vmovdqa64_x [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vmovdqu8 [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vmovdqu8_store [W, R] 0, 0, 0, false, |m, o| mov_vec(m, o);
     vmovdqu8_maskz [W, R] 0, 0, 0, false, |m, o| {
