@@ -575,32 +575,25 @@ fn sm4_ours(kind: &str, backend: Option<&str>) -> Contender {
                 move |m, t| g.decrypt(&iv[..12], &[], m, t).is_ok(),
             )
         }
-        "SM4-CMAC" => {
-            let c = Sm4Cmac::with_backend(&key, &b).expect("listed backend");
-            in_place(name, true, move |m| {
-                let mut c = c.clone();
-                c.update(m);
-                c.finalize()[0]
-            })
-        }
-        "SM4-CBC-MAC" => {
-            let c = Sm4CbcMac::with_backend(&key, &b).expect("listed backend");
-            in_place(name, true, move |m| {
-                let mut c = c.clone();
-                c.update(m);
-                c.finalize()[0]
-            })
-        }
-        "SM4-XCBC" => {
-            let c = Sm4Xcbc::with_backend(&key, &b).expect("listed backend");
-            in_place(name, true, move |m| {
-                let mut c = c.clone();
-                c.update(m);
-                c.finalize()[0]
-            })
-        }
+        // A MAC starts the next message as its API does under the same key: `finalize_reset` (libgcrypt's
+        // handle is reset, RustCrypto's `cmac` reset the same way).
+        "SM4-CMAC" => mac_reset(name, Sm4Cmac::with_backend(&key, &b).expect("listed backend")),
+        "SM4-CBC-MAC" => mac_reset(name, Sm4CbcMac::with_backend(&key, &b).expect("listed backend")),
+        "SM4-XCBC" => mac_reset(name, Sm4Xcbc::with_backend(&key, &b).expect("listed backend")),
         _ => unreachable!("{kind}"),
     }
+}
+
+/// Ours as a `digest::Mac` that absorbs each message and `finalize_reset`s (the key schedule kept).
+fn mac_reset<M: asmgen_runtime::digest::Mac + asmgen_runtime::digest::FixedOutputReset + 'static>(
+    name: String,
+    mut mac: M,
+) -> Contender {
+    use asmgen_runtime::digest::Mac;
+    in_place(name, true, move |m| {
+        Mac::update(&mut mac, m);
+        Mac::finalize_reset(&mut mac).into_bytes()[0]
+    })
 }
 
 /// RustCrypto (sm4 0.6 with the mode crates) for an SM4 kind.
@@ -681,11 +674,10 @@ fn sm4_rustcrypto(kind: &str) -> Contender {
         }
         "SM4-CMAC" => {
             use cmac::Mac;
-            let proto = <cmac::Cmac<sm4::Sm4> as cmac::KeyInit>::new(&key.into());
+            let mut c = <cmac::Cmac<sm4::Sm4> as cmac::KeyInit>::new(&key.into());
             in_place(name, false, move |m| {
-                let mut c = proto.clone();
                 c.update(m);
-                c.finalize().into_bytes()[0]
+                c.finalize_reset().into_bytes()[0]
             })
         }
         _ => unreachable!("{kind}"),
