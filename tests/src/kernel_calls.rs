@@ -12,8 +12,9 @@ pub const COUNTS: [usize; 5] = [0, 1, 3, 8, 17];
 pub const MAX_BLOCKS: usize = 17;
 /// The blocks the buffers hold: [`COUNTS`], and the longer runs that reach the wide kernels' repeated loops
 /// and the zmm kernels' 48-block loop, two zmm XTS batches back to back and one block (97), and the ymm hash
-/// set's 64-block loop with each batch after it (113: the unwinding tests).
-pub const BUFFER_BLOCKS: usize = 113;
+/// set's 64-block loop with each batch after it (113), and the zmm hash set's loop twice round (241: the
+/// unwinding tests).
+pub const BUFFER_BLOCKS: usize = 241;
 
 /// A kernel to call.
 #[derive(Clone, Debug)]

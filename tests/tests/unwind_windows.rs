@@ -453,8 +453,9 @@ const UNIT_COUNTS: [usize; 9] = [0, 1, 2, 6, 9, 17, 33, ZMM_XTS_COUNTS[0], ZMM_X
 /// wine exceptions for no instruction they have not stepped.
 const ZMM_XTS_COUNTS: [usize; 2] = [27, 97];
 /// The GHASH/POLYVAL updates are also stepped with 113 blocks: the ymm set's 64-block loop (its branch back),
-/// then its batches of 32 and 16 and one block of tail. Only they.
-const HASH_COUNTS: [usize; 1] = [64 + 32 + 16 + 1];
+/// then its batches of 32 and 16 and one block of tail; and with 241: the zmm set's loop, whose first batch
+/// runs before it (each batch's sums are reduced in the next), goes round twice. Only they.
+const HASH_COUNTS: [usize; 2] = [64 + 32 + 16 + 1, 3 * 64 + 32 + 16 + 1];
 
 /// The instructions every call must have stepped at least once: the prologue (from the unwind entry's
 /// SizeOfProlog), each epilogue (the `ret` and the xmm reloads, `add rsp` and `pop`s before it) and every
