@@ -193,8 +193,8 @@ fn reloc(
     Ok(Some(Reloc { target, addend, size }))
 }
 
-/// The function symbols of `file`: named code symbols (and global labels without a type), one per address, sized by the symbol or by the next
-/// symbol (or the section's end).
+/// The function symbols of `file`: named code symbols (and global labels without a type), one per address,
+/// sized by the symbol or by the next symbol (or the section's end).
 fn functions(
     file: &object::File,
     sections: &[Section],
