@@ -311,6 +311,8 @@ void asmgen_sm4_gcm_enc_avx2(const uint8_t *rk_enc, const uint8_t *htable, uint8
 void asmgen_sm4_gcm_enc_gfni(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
 /* requires AES, PCLMULQDQ, AVX, AVX2, VAES */
 void asmgen_sm4_gcm_enc_vaes(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
+/* requires PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW */
+void asmgen_sm4_gcm_enc_gfni512(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
 
 /*
  * gcm_dec: SM4-GCM decryption of whole blocks in one pass: dst[i] = src[i] ^ E(ctr_i); GHASH absorbs src,
@@ -327,6 +329,8 @@ void asmgen_sm4_gcm_dec_avx2(const uint8_t *rk_enc, const uint8_t *htable, uint8
 void asmgen_sm4_gcm_dec_gfni(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
 /* requires AES, PCLMULQDQ, AVX, AVX2, VAES */
 void asmgen_sm4_gcm_dec_vaes(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
+/* requires PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW */
+void asmgen_sm4_gcm_dec_gfni512(const uint8_t *rk_enc, const uint8_t *htable, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *state);
 
 /*
  * ccm_enc: SM4-CCM encryption of whole payload blocks in one pass: dst[i] = src[i] ^ E(ctr + i), and
@@ -355,8 +359,8 @@ void asmgen_sm4_ccm_dec_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t 
  * Kernel sets, best first: use the first whose features the CPU has, every function by role from the
  * same set (a set's round keys and tables suit its own functions).
  *
- * x86_64-gfni-avx512: GFNI + AVX-512: the batch modes and XTS on zmm (vprold, vpternlogq; XTS tweaks by vpclmulqdq), 48 blocks in flight; the rest is the GFNI + AVX2 set's. No fused GCM kernel: GCM is ctr and the zmm GHASH kernels over a few KiB at a time, faster than the ymm fused kernel.
- *   requires AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW
+ * x86_64-gfni-avx512: GFNI + AVX-512: the batch modes, XTS and GCM on zmm (vprold, vpternlogq; XTS tweaks and GHASH by vpclmulqdq), 48 blocks in flight; the rest is the GFNI + AVX2 set's.
+ *   requires PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW
  *   expand_key         asmgen_sm4_expand_key_gfni
  *   ecb                asmgen_sm4_ecb_gfni512
  *   ctr                asmgen_sm4_ctr_gfni512
@@ -373,6 +377,8 @@ void asmgen_sm4_ccm_dec_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t 
  *   cbc_enc            asmgen_sm4_cbc_enc_gfni
  *   cfb_enc            asmgen_sm4_cfb_enc_gfni
  *   cbc_mac            asmgen_sm4_cbc_mac_gfni
+ *   gcm_enc            asmgen_sm4_gcm_enc_gfni512
+ *   gcm_dec            asmgen_sm4_gcm_dec_gfni512
  *   ccm_enc            asmgen_sm4_ccm_enc_gfni
  *   ccm_dec            asmgen_sm4_ccm_dec_gfni
  *   takes from x86_64-gfni-avx2: expand_key, cbc_enc, cfb_enc, cbc_mac, ccm_enc, ccm_dec

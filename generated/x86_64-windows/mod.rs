@@ -190,6 +190,10 @@ extern "C" {
     pub fn asmgen_sm4_xts_unit_enc_gb_gfni512(rk_enc: *const u8, rk_tweak: *const u8, dst: *mut u8, src: *const u8, len: usize, iv: *const u8);
     /// `asmgen_sm4_xts_unit_dec_gb_gfni512` (sm4.S): requires AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW.
     pub fn asmgen_sm4_xts_unit_dec_gb_gfni512(rk_dec: *const u8, rk_tweak: *const u8, dst: *mut u8, src: *const u8, len: usize, iv: *const u8);
+    /// `asmgen_sm4_gcm_enc_gfni512` (sm4.S): requires PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW.
+    pub fn asmgen_sm4_gcm_enc_gfni512(rk_enc: *const u8, htable: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, state: *mut u8);
+    /// `asmgen_sm4_gcm_dec_gfni512` (sm4.S): requires PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW.
+    pub fn asmgen_sm4_gcm_dec_gfni512(rk_enc: *const u8, htable: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, state: *mut u8);
     /// `asmgen_sm4_ecb_vaes512` (sm4.S): requires AES, AVX, AVX2, VAES, AVX512F, AVX512BW.
     pub fn asmgen_sm4_ecb_vaes512(rk: *const u8, dst: *mut u8, src: *const u8, nblocks: usize);
     /// `asmgen_sm4_ctr_vaes512` (sm4.S): requires AES, AVX, AVX2, VAES, AVX512F, AVX512BW.
@@ -297,11 +301,11 @@ pub const SETS: &[KernelSet] = &[
         rival: None,
         fused_ghash: None,
     },
-    // GFNI + AVX-512: the batch modes and XTS on zmm (vprold, vpternlogq; XTS tweaks by vpclmulqdq), 48 blocks in flight; the rest is the GFNI + AVX2 set's. No fused GCM kernel: GCM is ctr and the zmm GHASH kernels over a few KiB at a time, faster than the ymm fused kernel.
+    // GFNI + AVX-512: the batch modes, XTS and GCM on zmm (vprold, vpternlogq; XTS tweaks and GHASH by vpclmulqdq), 48 blocks in flight; the rest is the GFNI + AVX2 set's.
     KernelSet {
         name: "x86_64-gfni-avx512",
         listing: "sm4",
-        features: &["AVX", "AVX2", "VPCLMULQDQ", "GFNI", "AVX512F", "AVX512BW"],
+        features: &["PCLMULQDQ", "AVX", "AVX2", "VPCLMULQDQ", "GFNI", "AVX512F", "AVX512BW"],
         kernels: &[
             Kernel { role: "expand_key", symbol: "asmgen_sm4_expand_key_gfni", entry: asmgen_sm4_expand_key_gfni as *const () },
             Kernel { role: "ecb", symbol: "asmgen_sm4_ecb_gfni512", entry: asmgen_sm4_ecb_gfni512 as *const () },
@@ -319,11 +323,13 @@ pub const SETS: &[KernelSet] = &[
             Kernel { role: "cbc_enc", symbol: "asmgen_sm4_cbc_enc_gfni", entry: asmgen_sm4_cbc_enc_gfni as *const () },
             Kernel { role: "cfb_enc", symbol: "asmgen_sm4_cfb_enc_gfni", entry: asmgen_sm4_cfb_enc_gfni as *const () },
             Kernel { role: "cbc_mac", symbol: "asmgen_sm4_cbc_mac_gfni", entry: asmgen_sm4_cbc_mac_gfni as *const () },
+            Kernel { role: "gcm_enc", symbol: "asmgen_sm4_gcm_enc_gfni512", entry: asmgen_sm4_gcm_enc_gfni512 as *const () },
+            Kernel { role: "gcm_dec", symbol: "asmgen_sm4_gcm_dec_gfni512", entry: asmgen_sm4_gcm_dec_gfni512 as *const () },
             Kernel { role: "ccm_enc", symbol: "asmgen_sm4_ccm_enc_gfni", entry: asmgen_sm4_ccm_enc_gfni as *const () },
             Kernel { role: "ccm_dec", symbol: "asmgen_sm4_ccm_dec_gfni", entry: asmgen_sm4_ccm_dec_gfni as *const () },
         ],
         rival: None,
-        fused_ghash: None,
+        fused_ghash: Some("x86_64-vpclmul-avx512"),
     },
     // VAES + AVX-512: the batch modes and XTS on zmm (vaesenclast, vprold, vpternlogq; XTS tweaks by vpclmulqdq), 48 blocks in flight; the rest is the VAES + AVX2 set's. No fused GCM kernel: GCM is ctr and the zmm GHASH kernels over a few KiB at a time, faster than the ymm fused kernel.
     KernelSet {

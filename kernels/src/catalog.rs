@@ -354,12 +354,12 @@ pub const X86_64_SETS: &[KernelSet<X86_64>] = {
         KernelSet {
             listing: "sm4",
             name: "x86_64-gfni-avx512",
-            doc: "GFNI + AVX-512: the batch modes and XTS on zmm (vprold, vpternlogq; XTS tweaks by vpclmulqdq), 48 blocks in flight; the rest is the GFNI + AVX2 set's. No fused GCM kernel: GCM is ctr and the zmm GHASH kernels over a few KiB at a time, faster than the ymm fused kernel.",
+            doc: "GFNI + AVX-512: the batch modes, XTS and GCM on zmm (vprold, vpternlogq; XTS tweaks and GHASH by vpclmulqdq), 48 blocks in flight; the rest is the GFNI + AVX2 set's.",
             build: |abi, want| set_only(Set::GfniAvx512, abi, want),
             in_part: true,
             fixed: |abi, f| fixed(Set::GfniAvx512, abi, f),
             rival: None,
-            fused_ghash: None,
+            fused_ghash: Some("x86_64-vpclmul-avx512"),
         },
         KernelSet {
             listing: "sm4",

@@ -101,7 +101,7 @@ fn key_hk(j: usize) -> (Zmm, u8) {
 }
 
 /// The ymm set's pair (of [`ext_hk`]) with the two highest powers of group `j`: `[H^(4j+4), H^(4j+3)]`.
-const fn pair_of(j: usize) -> usize {
+pub(crate) const fn pair_of(j: usize) -> usize {
     (super::EXT_POWERS - 4 * j - 4) / 2
 }
 
@@ -398,8 +398,15 @@ fn batch(b: &mut B, f: Flavour, ptrs: [Gpr; 2], groups: usize, sums: Sums, pendi
 /// the four lanes of each sum added (`vextracti64x4`, `vextracti128`), then MID into the middle of HI:LO and the
 /// Montgomery reduction on xmm.
 fn reduce(b: &mut B, s: Sums) {
+    reduce_into(b, [s.lo, s.hi, s.mid], RT, S);
+}
+
+/// [`reduce`] for other kernels (SM4-GCM's zmm batches): the sums `[lo, hi, mid]` (zmm0-zmm15: the lane
+/// additions and the reduction are VEX), reduced into `out` with scratch `rt`.
+pub(crate) fn reduce_into(b: &mut B, [lo, hi, mid]: [Zmm; 3], rt: Zmm, out: Xmm) {
+    let s = Sums { lo, hi, mid };
     b.comment("Karatsuba's fix-up on every lane; the four lanes of each sum added; the reduction on xmm.");
-    let (t, ty) = (RT.y().x(), RT.y());
+    let (t, ty) = (rt.y().x(), rt.y());
     b.vpternlogq(s.mid, s.lo, s.hi, 0x96);
     for acc in [s.lo, s.hi, s.mid] {
         let y = acc.y();
@@ -416,5 +423,5 @@ fn reduce(b: &mut B, s: Sums) {
     let p = poly(b);
     let r = Reduction { lo, hi, mid, t, poly: Poly::Mem(p) };
     fold(b, &r);
-    b.vpxor(S, r.lo, r.hi);
+    b.vpxor(out, r.lo, r.hi);
 }

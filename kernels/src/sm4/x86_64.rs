@@ -646,15 +646,16 @@ pub fn expand_key_gfni(abi: Abi) -> Result<Function<X86_64>, GenError> {
 /// GCM kernels (the zmm sets: their own batch and XTS kernels); its key schedule, serial modes and CCM where it
 /// has its own (GFNI, and GFNI + AVX-512: the GFNI set's), the AES-NI AVX ones otherwise.
 ///
-/// The zmm sets link no fused GCM kernel: theirs would be the ymm set's, which the runtime would not run. The
-/// fused kernels multiply as `x86_64-pclmulqdq-avx` (the catalog's `fused_ghash`), and `Sm4Gcm` composes GCM
-/// from the CTR and GHASH kernels wherever a GHASH set ranked above that one runs, as `x86_64-vpclmul-avx512`
-/// does on every CPU these sets run on (2-2.5x faster on a Zen 5: docs/PERFORMANCE.md).
+/// The ymm and xmm sets' fused GCM kernels multiply as `x86_64-pclmulqdq-avx` (the catalog's `fused_ghash`), and
+/// `Sm4Gcm` composes GCM from the CTR and GHASH kernels wherever a GHASH set ranked above that one runs. The
+/// GFNI zmm set's own fused kernels multiply four blocks at a time against the table's extension, as
+/// `x86_64-vpclmul-avx512` does (its `fused_ghash`); the VAES zmm set links none (its rounds leave no registers
+/// for GHASH), and GCM is composed there.
 ///
 /// Only the kernels whose role `want` accepts are built; the others never are (the JIT lowers kernels as they
 /// are built).
 pub fn set_functions_only(set: Set, abi: Abi, want: &dyn Fn(Role) -> bool) -> Kernels<X86_64> {
-    let fused_gcm = set.width() != Width::Z;
+    let fused_gcm = set.width() != Width::Z || set == Set::GfniAvx512;
     type Build<'a> = &'a dyn Fn() -> Result<Function<X86_64>, GenError>;
     let one = |role: Role, build: Build| -> Result<Option<Kernel<X86_64>>, GenError> {
         Ok(if want(role) { Some(Kernel::new(role, build()?)) } else { None })
@@ -670,7 +671,6 @@ pub fn set_functions_only(set: Set, abi: Abi, want: &dyn Fn(Role) -> bool) -> Ke
         v.extend(one(m.into(), &|| batch_mode(m, set, abi))?);
     }
     v.extend(xts::kernels_only(set, abi, Blocks::Arg, want)?);
-    let set = set.base();
     for m in [Serial::CbcEnc, Serial::CfbEnc, Serial::CbcMac] {
         v.extend(one(m.role(), &|| serial_mode(m, serial, abi))?);
     }
@@ -697,7 +697,7 @@ pub fn fixed_functions(set: Set, abi: Abi, fixed: Fixed) -> Kernels<X86_64> {
 /// Every SM4 function for x86_64, in listing order: the key schedule; the AES-NI AVX and AVX2 kernels kind by
 /// kind (batch modes, serial modes, XTS, GCM, CCM); then the GFNI and VAES sets' own batch, XTS and GCM
 /// kernels set by set; then the GFNI key schedule, serial and CCM kernels; then the GFNI and the VAES AVX-512 sets' batch
-/// modes and XTS kernels, set by set.
+/// modes and XTS kernels (and the GFNI one's GCM kernels), set by set.
 pub fn functions(abi: Abi) -> Result<Vec<Function<X86_64>>, GenError> {
     let xts = |set| -> Result<Vec<Function<X86_64>>, GenError> {
         Ok(xts::kernels(set, abi, Blocks::Arg)?.into_iter().map(|k| k.function).collect())
@@ -739,6 +739,10 @@ pub fn functions(abi: Abi) -> Result<Vec<Function<X86_64>>, GenError> {
             v.push(batch_mode(m, set, abi)?);
         }
         v.extend(xts(set)?);
+        if set == Set::GfniAvx512 {
+            v.push(gcm::gcm(set, false, abi)?);
+            v.push(gcm::gcm(set, true, abi)?);
+        }
     }
     Ok(v)
 }

@@ -345,9 +345,15 @@ impl HashKey {
         }
     }
 
-    /// Runs `f` with the common part of the table, filled now if it was not. For the fused GCM kernels.
-    pub(crate) fn with_base<R>(&self, f: impl FnOnce(*const u8) -> R) -> R {
-        with_base_in(self.kernels, &self.h, &mut self.levels(), f)
+    /// Runs `f` with the table for the fused GCM kernels, filled now if it was not: the whole table where the
+    /// key's set has an extension (its common part comes first: every fused kernel finds what it reads), the
+    /// common part elsewhere.
+    pub(crate) fn with_fused_table<R>(&self, f: impl FnOnce(*const u8) -> R) -> R {
+        if self.kernels.init_base.is_some() {
+            f(self.levels().whole.get(self.kernels.init, &self.h))
+        } else {
+            with_base_in(self.kernels, &self.h, &mut self.levels(), f)
+        }
     }
 
     /// Absorbs the whole blocks of `data` (its length a multiple of 16) into `state` with `update`, a kernel of

@@ -31,12 +31,19 @@ fn outranked(fused_ghash: &str, ghash: &str) -> bool {
     crate::backend::set_of(ghash).is_some_and(|g| crate::backend::outranks(g.name, fused_ghash))
 }
 
+/// Whether listings' GHASH set `name` fills a key table extension (it has a `ghash_init_base` role beside
+/// `ghash_init`).
+fn has_extension(name: &str) -> bool {
+    crate::aot::SETS.iter().any(|s| s.name == name && s.kernels.iter().any(|k| k.role == "ghash_init_base"))
+}
+
 /// How [`Sm4Gcm`] runs a message's whole blocks (above 112 bytes; shorter messages take one ECB call).
 ///
-/// A set's fused kernels multiply one block per carry-less multiply, as the GHASH set the kernel table names
-/// for them (`fused_ghash`: `x86_64-pclmulqdq-avx`, `aarch64-pmull`). Where the CPU runs a GHASH set that
-/// ranks above that one (VPCLMULQDQ on ymm or zmm: two or four blocks per multiply), the set's CTR kernel and
-/// that GHASH set, a few KiB at a time, are faster, and that is the default; elsewhere the fused kernels are.
+/// A set's fused kernels multiply as the GHASH set the kernel table names for them (`fused_ghash`): one block
+/// per carry-less multiply as `x86_64-pclmulqdq-avx` or `aarch64-pmull`, four as `x86_64-vpclmul-avx512` (the
+/// GFNI zmm set's, which read the key table's extension). Where the CPU runs a GHASH set that ranks above that
+/// one (VPCLMULQDQ on ymm or zmm beside the one-block kernels), the set's CTR kernel and that GHASH set, a few
+/// KiB at a time, are faster, and that is the default; elsewhere the fused kernels are.
 /// [`Sm4Gcm::with_path`] picks one (tests, measurements).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GcmPath {
@@ -101,13 +108,16 @@ impl Sm4Gcm {
     /// where the backend has no fused kernels and `path` asks for them.
     pub fn with_path(key: &[u8; 16], backend: &str, path: GcmPath) -> Result<Sm4Gcm, Error> {
         let k = dispatch::find(backend)?;
+        let ghash = (k.ghash)();
         let fused = match path {
-            GcmPath::Fused => {
-                Some(Self::fused_kernels(k).ok_or(Error::Unsupported { what: "fused GCM", backend: k.name })?)
-            }
+            GcmPath::Fused => Some(
+                Self::fused_kernels(k)
+                    .filter(|_| Self::table_fits(k, ghash))
+                    .ok_or(Error::Unsupported { what: "fused GCM", backend: k.name })?,
+            ),
             GcmPath::Composed => None,
         };
-        Ok(Self::on(k, (k.ghash)(), key, fused))
+        Ok(Self::on(k, ghash, key, fused))
     }
 
     /// The set's fused kernels, encryption and decryption, where it has both.
@@ -116,10 +126,20 @@ impl Sm4Gcm {
     }
 
     /// The default path's kernels: the fused ones unless GHASH backend `ghash` runs a set that ranks above the
-    /// one they multiply as (the listings' table's `fused_ghash` for the set `k` runs).
+    /// one they multiply as (the listings' table's `fused_ghash` for the set `k` runs), or its key table lacks
+    /// what they read ([`Self::table_fits`]).
     fn default_fused(k: &Sm4Kernels, ghash: &HashKernels) -> Option<(dispatch::GcmFn, dispatch::GcmFn)> {
         let fused_ghash = crate::backend::set_of(k.name).and_then(|s| s.fused_ghash);
-        Self::fused_kernels(k).filter(|_| !fused_ghash.is_some_and(|f| outranked(f, ghash.name)))
+        Self::fused_kernels(k)
+            .filter(|_| !fused_ghash.is_some_and(|f| outranked(f, ghash.name)) && Self::table_fits(k, ghash))
+    }
+
+    /// Whether GHASH backend `ghash`'s key table holds what set `k`'s fused kernels read: the common part
+    /// (every set's), or where they multiply as a GHASH set with an extension (the GFNI zmm set's, as
+    /// `x86_64-vpclmul-avx512`: H^48..H^1), the extension too.
+    fn table_fits(k: &Sm4Kernels, ghash: &HashKernels) -> bool {
+        let fused_ghash = crate::backend::set_of(k.name).and_then(|s| s.fused_ghash);
+        ghash.init_base.is_some() || !fused_ghash.is_some_and(has_extension)
     }
 
     fn on(
@@ -268,9 +288,11 @@ impl Sm4Gcm {
         state[16..].copy_from_slice(s);
         let p = blocks.as_mut_ptr();
         // SAFETY: `blocks` in place (exact aliasing allowed), a whole number of blocks; `state` is the 32-byte
-        // counter || GHASH state the kernel takes; the key table's common part, all that the fused kernels read.
-        self.hkey
-            .with_base(|htable| unsafe { f(self.keys.enc.ptr(), htable, p, p, blocks.len() / 16, state.as_mut_ptr()) });
+        // counter || GHASH state the kernel takes; the key table as `table_fits` checked it: its common part, or
+        // the whole table where the key's set has an extension (what the zmm kernels read).
+        self.hkey.with_fused_table(|htable| unsafe {
+            f(self.keys.enc.ptr(), htable, p, p, blocks.len() / 16, state.as_mut_ptr())
+        });
         ctr.copy_from_slice(&state[..16]);
         s.copy_from_slice(&state[16..]);
     }

@@ -292,6 +292,43 @@ fn rounds_z_gfni(b: &mut B, c: &Consts, groups: &[[V; 4]], rk: Gpr) {
     pass(b);
 }
 
+/// The 32 rounds of the zmm GFNI kernels on `groups`, into and out of the domain, unrolled (no loop, no
+/// pointer register): each pass's keys loaded and mapped a pass ahead as [`rounds`] does, at fixed offsets
+/// from `rk`, and `hook(b, r)` after round `r` (0..32), where a fused kernel puts its other work (GCM: the
+/// GHASH groups) among the rounds' chains.
+pub fn rounds_z_hooked(b: &mut B, c: &Consts, groups: &[[V; 4]], rk: Gpr, hook: &mut dyn FnMut(&mut B, usize)) {
+    let w = Width::Z;
+    enter(b, c, w, groups);
+    b.comment(format_args!(
+        "32 rounds on {} blocks, unrolled; 10 vector ops per round and group (vpxorq, 3 vpternlogq, 3 \
+         vgf2p8affineinvqb, 3 vprold), plus a vpshufd of the round key (four keys loaded and mapped a pass ahead).",
+        groups.len() * 4 * w.blocks(),
+    ));
+    let keys = |b: &mut B, d: V, m: Mem| {
+        b.vbroadcasti32x4(d.z(), m);
+        vaffine(b, w, d, d, POST_HI, c.g().maps.key.c);
+    };
+    keys(b, ZKEYS, mem(rk, 0));
+    for pass in 0..8 {
+        if pass < 7 {
+            b.comment(format_args!("Pass {pass}; the next pass's keys, a pass ahead."));
+            keys(b, ZKEYS_NEXT, mem(rk, 16 * (pass + 1) as i32));
+        }
+        for j in 0..4 {
+            round_comment(b, j);
+            b.vpshufd(RK.z(), ZKEYS.z(), 0x55 * j as u8);
+            for g in groups {
+                round_gfni(b, c, w, [g[j], g[(j + 1) % 4], g[(j + 2) % 4], g[(j + 3) % 4]], RK, TMP);
+            }
+            hook(b, 4 * pass + j);
+        }
+        if pass < 7 {
+            vmov(b, w, ZKEYS, ZKEYS_NEXT);
+        }
+    }
+    leave(b, c, w, groups);
+}
+
 /// The two registers [`rounds_one`] uses beside [`TMP`] and [`RK`]: this round's S-box input and the next one's.
 /// The second group's; callers running one group keep nothing there across the rounds.
 pub const ONE_GROUP: [V; 2] = [V(6), V(7)];

@@ -27,6 +27,8 @@ use super::roles::*;
 use super::set::Set;
 use super::width::*;
 use crate::ghash::x86_64::{absorb, absorb_few, combine, fold, Poly, Reduction};
+use crate::ghash::x86_64_avx512::{pair_of, reduce_into};
+use crate::ghash::{ext_h_offset, ext_hk};
 use crate::ghash::{h_offset, hk_offset, Flavour, AGGREGATE, BYTE_REVERSE, POLY};
 use crate::role::{self, Role};
 use asmgen::isa::x86_64::{mem, regs::*, rip, Gpr, Mem, X86_64};
@@ -232,25 +234,43 @@ fn batch_one(b: &mut B, x: &Ctx, n: Gpr) {
 /// `asmgen_sm4_gcm_{enc,dec}_<set>(rk_enc, htable, dst, src, nblocks, state)`: GCM encryption or decryption;
 /// GHASH absorbs the ciphertext (`dst` when encrypting, `src` when decrypting).
 pub fn gcm(set: Set, decrypt: bool, abi: Abi) -> Result<Function<X86_64>, GenError> {
-    let w = set.width();
+    let zmm = set.width() == Width::Z;
+    // A zmm set's batches below 48 blocks are its base set's ymm code.
+    let w = set.base().width();
     let mut f = set.features();
     f.push(asmgen::isa::x86_64::X86Feature::Pclmulqdq);
+    if zmm {
+        f.push(asmgen::isa::x86_64::X86Feature::Vpclmulqdq);
+    }
     let dir = if decrypt { "dec" } else { "enc" };
     let mut b = B::new(&format!("asmgen_sm4_gcm_{dir}_{}", set.name()), abi, &f);
     crate::doc_role(&mut b, Role::gcm(decrypt));
-    b.doc(format_args!(
-        "One pass: {} blocks in flight, the GHASH multiplies interleaved with the rounds; dst may equal src.",
-        8 * w.blocks()
-    ));
+    if zmm {
+        b.doc("One pass: 48 blocks in flight on zmm, twelve GHASH multiplies of four blocks (against H^48..H^1,");
+        b.doc("the key table's extension) interleaved with the rounds, one reduction per batch; below 48 blocks");
+        b.doc("the ymm set's fused code. dst may equal src.");
+    } else {
+        b.doc(format_args!(
+            "One pass: {} blocks in flight, the GHASH multiplies interleaved with the rounds; dst may equal src.",
+            8 * w.blocks()
+        ));
+    }
     let [rk, htable, dst, src, n, state] = role::params(&mut b, Role::gcm(decrypt));
-    let x = context(&mut b, set, [rk, htable, dst, src, state]);
-    x.c.load_tables(&mut b, w);
+    let x = context(&mut b, set.base(), [rk, htable, dst, src, state]);
+    if !zmm {
+        x.c.load_tables(&mut b, w);
+    }
     b.comment("The 32-bit counter (big-endian word 3) and the GHASH state in POLYVAL form (xmm11).");
     b.mov(x.ctr, mem(state, 8));
     b.bswap(x.ctr);
     b.vmovdqu(HI.x(), mem(state, 16));
     b.vpshufb(HI.x(), HI.x(), rip(&x.rev));
     b.mov(x.gptr, if decrypt { src } else { dst });
+    if zmm {
+        let z = ZConsts::new(&mut b);
+        zmm_batches(&mut b, &x, &z, n, decrypt);
+        x.c.load_tables(&mut b, w);
+    }
 
     let tail = b.label("tail");
     let fin = b.label("fin");
@@ -380,4 +400,218 @@ fn last_blocks(b: &mut B, x: &Ctx, w: Width, n: Gpr, fin: &Label) {
     b.mov(RAX, n);
     b.shl(RAX, 4);
     b.add(x.dst, RAX);
+}
+
+// The zmm batches (GFNI + AVX-512): GHASH's registers, which no round uses (zmm24-zmm30; zmm31 holds the
+// next pass's round keys).
+/// The sums of the low, high and middle Karatsuba products of a batch's twelve groups, one per lane.
+const Z_SUMS: [V; 3] = [V(24), V(25), V(26)];
+/// A group's blocks (then their high products), their half-sums (then the middle products), its low products.
+const ZX: V = V(27);
+const ZXS: V = V(28);
+const ZT: V = V(29);
+/// The GHASH state (POLYVAL form, upper lanes zero) between the zmm batches.
+const ZS: V = V(30);
+/// Where the sums are reduced, after a batch's stores (the reduction's lane additions are VEX: zmm0-zmm15).
+const Z_REDUCE: [V; 3] = [V(0), V(1), V(2)];
+/// The reduction's scratch, and its result before it moves to [`ZS`].
+const Z_SCRATCH: V = V(3);
+
+/// Blocks of a full zmm batch: three groups of sixteen.
+const Z_BLOCKS: usize = 48;
+/// Blocks of the last zmm batch when 32..47 blocks are left: two groups.
+const Z_LAST: usize = 32;
+
+/// The zmm batches' constants.
+struct ZConsts {
+    /// `inc32` offsets of the three groups: dword `d` of lane `l` of group `g` is block `16g + 4d + l`.
+    inc: [Label; 3],
+    /// GHASH's byte reversal in every lane.
+    rev: Label,
+}
+
+impl ZConsts {
+    fn new(b: &mut B) -> ZConsts {
+        let inc = std::array::from_fn(|g| {
+            let dw: Vec<u8> = (0..16u32).flat_map(|k| (16 * g as u32 + 4 * (k % 4) + k / 4).to_le_bytes()).collect();
+            b.constant(&format!("sm4_gcm_inc_z{g}"), 64, &format!("inc32 offsets, zmm group {g}"), &dw)
+        });
+        let rev = b.constant(
+            "byte_reverse_z",
+            64,
+            "vpshufb control: reverse the 16 bytes of each lane",
+            &BYTE_REVERSE.repeat(4),
+        );
+        ZConsts { inc, rev }
+    }
+}
+
+/// After which round GHASH group `g` of a zmm batch is multiplied: one every two rounds from round 2 on (the
+/// state's group, 0, early: the previous batch's reduction is long done by then).
+fn z_group_round(g: usize) -> usize {
+    2 + 2 * g
+}
+
+/// The zmm batches, when at least 32 blocks are: full batches of 48, then one of 32 when 32..47 blocks are left,
+/// the GHASH multiplies interleaved with the rounds (groups of four blocks against the table's extension,
+/// H^48..H^1: the whole table), one reduction per batch after its stores. Encryption absorbs the previous
+/// batch's ciphertext during a batch and the last batch's alone after it; decryption a batch's own. Then the
+/// state goes back to [`HI`] for the ymm code, which takes the 0..31 blocks left, nothing pending.
+fn zmm_batches(b: &mut B, x: &Ctx, z: &ZConsts, n: Gpr, decrypt: bool) {
+    let [done, lp, last, exit] = ["below_z", "loop_z", "last_z", "exit_z"].map(|l| b.label(l));
+    b.cmp(n, Z_LAST as i32);
+    b.jb(&done);
+    x.c.load_tables(b, Width::Z);
+    b.vmovdqa64(ZS.z(), HI.z());
+    if decrypt {
+        b.align(4);
+        b.bind(&lp);
+        b.cmp(n, Z_BLOCKS as i32);
+        b.jb(&last);
+        b.comment("Decrypt this zmm batch while absorbing its ciphertext.");
+        batch_z(b, x, z, n, Z_BLOCKS, Z_BLOCKS);
+        b.jmp(&lp);
+        b.bind(&last);
+        b.cmp(n, Z_LAST as i32);
+        b.jb(&exit);
+        batch_z(b, x, z, n, Z_LAST, Z_LAST);
+    } else {
+        let [first32, flush48] = ["first32_z", "flush48_z"].map(|l| b.label(l));
+        b.cmp(n, Z_BLOCKS as i32);
+        b.jb(&first32);
+        b.comment("First zmm batch: nothing to absorb yet.");
+        batch_z(b, x, z, n, Z_BLOCKS, 0);
+        b.align(4);
+        b.bind(&lp);
+        b.cmp(n, Z_BLOCKS as i32);
+        b.jb(&last);
+        b.comment("Encrypt this zmm batch while absorbing the previous batch's ciphertext.");
+        batch_z(b, x, z, n, Z_BLOCKS, Z_BLOCKS);
+        b.jmp(&lp);
+        b.bind(&last);
+        b.cmp(n, Z_LAST as i32);
+        b.jb(&flush48);
+        batch_z(b, x, z, n, Z_LAST, Z_BLOCKS);
+        ghash_z(b, x, z, Z_LAST);
+        b.jmp(&exit);
+        b.bind(&flush48);
+        ghash_z(b, x, z, Z_BLOCKS);
+        b.jmp(&exit);
+        b.bind(&first32);
+        batch_z(b, x, z, n, Z_LAST, 0);
+        ghash_z(b, x, z, Z_LAST);
+    }
+    b.bind(&exit);
+    b.comment("The state to xmm11 for the ymm code.");
+    b.vmovdqa64(HI.z(), ZS.z());
+    b.bind(&done);
+}
+
+/// One zmm batch of `blocks` (48 or 32) counter blocks, formed transposed, the rounds with, when `ghash` is not
+/// 0, that many blocks' GHASH groups (at `gptr`) among them, the keystream xored and stored, the sums reduced
+/// into [`ZS`]; `n`, `src`, `dst` and the counter (and `gptr`) past the blocks.
+fn batch_z(b: &mut B, x: &Ctx, z: &ZConsts, n: Gpr, blocks: usize, ghash: usize) {
+    let w = Width::Z;
+    let groups = groups(blocks / 16);
+    b.comment(format_args!("{blocks} counter blocks, transposed: X0..X2 = IV words (broadcast), X3 = counter + i."));
+    b.mov(mem(x.state, 16), x.ctr.d());
+    b.vpbroadcastd(TMP[0].z(), mem(x.state, 16));
+    for (g, l) in groups.iter().zip(&z.inc) {
+        vaddd(b, w, g[3], TMP[0], rip(l));
+    }
+    for j in 0..3 {
+        let v = groups[0][j];
+        b.vpbroadcastd(v.z(), mem(x.state, 4 * j as i32));
+        vshufb(b, w, v, v, ZBSWAP);
+        for g in &groups[1..] {
+            vmov(b, w, g[j], v);
+        }
+    }
+    let mut hook = |b: &mut B, round: usize| {
+        for g in (0..ghash / 4).filter(|&g| z_group_round(g) == round) {
+            ghash_group_z(b, x, z, g, ghash / 4);
+        }
+    };
+    rounds_z_hooked(b, &x.c, &groups, x.rk, &mut hook);
+    b.comment("Keystream X35, X34, X33, X32: transpose back, byte-swap; dst = src ^ keystream.");
+    for g in &groups {
+        transpose(b, w, [g[3], g[2], g[1], g[0]], *g, TMP);
+        for &v in g {
+            vshufb(b, w, v, v, ZBSWAP);
+        }
+    }
+    for s in 0..blocks / 4 {
+        let v = slot_reg(s);
+        vxor(b, w, v, v, mem(x.src, 64 * s as i32));
+        vstore(b, w, mem(x.dst, 64 * s as i32), v);
+    }
+    b.add(x.ctr, blocks as i32);
+    b.sub(n, blocks as i32);
+    b.add(x.src, 16 * blocks as i32);
+    b.add(x.dst, 16 * blocks as i32);
+    if ghash > 0 {
+        ghash_reduce_z(b, x, ghash);
+    }
+}
+
+/// GHASH alone of `blocks` (48 or 32) at `gptr`: the groups, then the reduction into [`ZS`].
+fn ghash_z(b: &mut B, x: &Ctx, z: &ZConsts, blocks: usize) {
+    b.comment(format_args!("GHASH of the last {blocks} blocks encrypted."));
+    for g in 0..blocks / 4 {
+        ghash_group_z(b, x, z, g, blocks / 4);
+    }
+    ghash_reduce_z(b, x, blocks);
+}
+
+/// The sums of `blocks` reduced into [`ZS`] (moved to zmm0-zmm2 first: the reduction is VEX); `gptr` past them.
+fn ghash_reduce_z(b: &mut B, x: &Ctx, blocks: usize) {
+    b.comment("GHASH: the sums reduced into the state.");
+    for (&d, &s) in Z_REDUCE.iter().zip(&Z_SUMS) {
+        vmov(b, Width::Z, d, s);
+    }
+    reduce_into(b, Z_REDUCE.map(|v| v.z()), Z_SCRATCH.z(), Z_SCRATCH.x());
+    vmov(b, Width::Z, ZS, Z_SCRATCH);
+    b.add(x.gptr, 16 * blocks as i32);
+}
+
+/// GHASH group `g` of `ngroups` (blocks `4g..4g + 3` at `gptr`, the state added to group 0's first) times
+/// `H^(4(ngroups - g))..H^(4(ngroups - g) - 3)` from the table's extension (power group `ngroups - 1 - g` of the
+/// zmm GHASH set's layout), Karatsuba products into [`Z_SUMS`] (group 0's written, the others added). The
+/// half-sums of a group inside the batch are one `vpxorq` against the data 8 bytes on, as the zmm GHASH kernel
+/// forms them.
+fn ghash_group_z(b: &mut B, x: &Ctx, z: &ZConsts, g: usize, ngroups: usize) {
+    let j = ngroups - 1 - g;
+    b.comment(format_args!("GHASH: blocks {}..{} times H^{}..H^{}.", 4 * g, 4 * g + 3, 4 * j + 4, 4 * j + 1));
+    let (hk, hk_sel) = ext_hk(pair_of(j));
+    let (h, hk) = (mem(x.htable, ext_h_offset(4 * j + 4)), mem(x.htable, hk));
+    let off = 64 * g as i32;
+    let in_batch = g != 0 && g + 1 != ngroups;
+    b.vmovdqu64(ZX.z(), mem(x.gptr, off));
+    let mut xs_sel = 0x00;
+    if in_batch {
+        b.vpxorq(ZXS.z(), ZX.z(), mem(x.gptr, off + 8));
+        b.vpshufb(ZXS.z(), ZXS.z(), rip(&z.rev));
+        xs_sel = 0x01;
+    }
+    b.vpshufb(ZX.z(), ZX.z(), rip(&z.rev));
+    if g == 0 {
+        b.vpxorq(ZX.z(), ZX.z(), ZS.z());
+    }
+    if !in_batch {
+        b.vpshufd(ZXS.z(), ZX.z(), 0x4e);
+        b.vpxorq(ZXS.z(), ZXS.z(), ZX.z());
+    }
+    let [lo, hi, mid] = Z_SUMS.map(|v| v.z());
+    if g == 0 {
+        b.vpclmulqdq(lo, ZX.z(), h.clone(), 0x00);
+        b.vpclmulqdq(hi, ZX.z(), h, 0x11);
+        b.vpclmulqdq(mid, ZXS.z(), hk, hk_sel | xs_sel);
+    } else {
+        b.vpclmulqdq(ZT.z(), ZX.z(), h.clone(), 0x00);
+        b.vpclmulqdq(ZX.z(), ZX.z(), h, 0x11);
+        b.vpclmulqdq(ZXS.z(), ZXS.z(), hk, hk_sel | xs_sel);
+        b.vpxorq(lo, lo, ZT.z());
+        b.vpxorq(hi, hi, ZX.z());
+        b.vpxorq(mid, mid, ZXS.z());
+    }
 }
