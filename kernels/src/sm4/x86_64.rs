@@ -404,6 +404,9 @@ pub fn batch_mode_of(mode: Mode, set: Set, abi: Abi, blocks: Blocks) -> Result<F
     x.c.load_tables(&mut b, w);
     if w == Width::Z {
         b.comment("The ymm and xmm batches below 48 blocks read the tables from the low halves of the same registers.");
+        if set.sbox() == Sbox::Gfni {
+            x.c.map_keys_z(&mut b, rk);
+        }
     }
     if mode == Mode::Ctr {
         b.comment("The counter as two integers (hi, lo).");
@@ -421,6 +424,7 @@ pub fn batch_mode_of(mode: Mode, set: Set, abi: Abi, blocks: Blocks) -> Result<F
         b.mov(mem(extra, 0), x.hi);
         b.mov(mem(extra, 8), x.lo);
     }
+    x.c.wipe_keys_z(&mut b);
     if w != Width::X {
         b.vzeroupper();
     }

@@ -205,8 +205,8 @@ pub fn rounds(b: &mut B, c: &Consts, w: Width, groups: &[[V; 4]], rk: Gpr) {
         enter(b, c, w, groups);
         b.comment(format_args!(
             "32 rounds on {} blocks: 7 x 4 unrolled rounds and 4 more; 10 vector ops per round and group \
-             (vpxorq, 3 vpternlogq, 3 vgf2p8affineinvqb, 3 vprold), plus a vpshufd of the round key (four keys \
-             loaded and mapped a pass ahead).",
+             (vpxorq, 3 vpternlogq, 3 vgf2p8affineinvqb, 3 vprold), plus the round key's vpbroadcastd (the keys \
+             mapped once per call).",
             groups.len() * 4 * w.blocks(),
         ));
     } else {
@@ -218,7 +218,7 @@ pub fn rounds(b: &mut B, c: &Consts, w: Width, groups: &[[V; 4]], rk: Gpr) {
         ));
     }
     if w == Width::Z && c.sbox == Sbox::Gfni {
-        rounds_z_gfni(b, c, groups, rk);
+        rounds_z_gfni(b, c, groups);
     } else {
         round_loop(b, rk, &mut |b, j, ptr| {
             round_comment(b, j);
@@ -250,41 +250,28 @@ fn round_comment(b: &mut B, j: usize) {
     ));
 }
 
-/// zmm GFNI: the next pass's four round keys, mapped, loaded a pass ahead.
-const ZKEYS_NEXT: V = V(31);
-
-/// The 32 rounds of the zmm GFNI kernels: seven passes of four unrolled rounds in a loop, each loading and
-/// mapping the next pass's four keys (`vbroadcasti32x4`, `vgf2p8affineqb`) at its start, into [`ZKEYS_NEXT`],
-/// then the last pass. A pass that maps its own keys first has its first round wait for the load and the map
-/// (the round keys' chain was on the rounds' chains once per pass); loaded a pass ahead, they are ready, and
-/// the loop reads no key past the last. Per round a `vpshufd` of [`ZKEYS`] picks the round's key.
-fn rounds_z_gfni(b: &mut B, c: &Consts, groups: &[[V; 4]], rk: Gpr) {
+/// The 32 rounds of the zmm GFNI kernels: seven passes of four unrolled rounds in a loop, then the last pass,
+/// each round's key, mapped into the domain once per call ([`Consts::map_keys_z`]), read from the stack frame
+/// with one `vpbroadcastd` (a load: the shuffle and GFNI pipes, which the rounds fill, do nothing for it).
+fn rounds_z_gfni(b: &mut B, c: &Consts, groups: &[[V; 4]]) {
     let w = Width::Z;
-    let keys = |b: &mut B, d: V, m: Mem| {
-        b.vbroadcasti32x4(d.z(), m);
-        vaffine(b, w, d, d, POST_HI, c.g().maps.key.c);
-    };
     let pass = |b: &mut B| {
         for j in 0..4 {
             round_comment(b, j);
-            b.vpshufd(RK.z(), ZKEYS.z(), 0x55 * j as u8);
+            b.vpbroadcastd(RK.z(), mem(RAX, 4 * j as i32));
             for g in groups {
                 round_gfni(b, c, w, [g[j], g[(j + 1) % 4], g[(j + 2) % 4], g[(j + 3) % 4]], RK, TMP);
             }
         }
     };
     let (ptr, end) = (RAX, R11);
-    b.comment("zmm: the first pass's four round keys in every lane, mapped into the GFNI domain at once.");
-    keys(b, ZKEYS, mem(rk, 0));
-    b.lea(end, mem(rk, 112));
-    b.mov(ptr, rk);
+    let keys = c.keys_z();
+    b.lea(ptr, keys.at(0));
+    b.lea(end, keys.at(112));
     let lp = b.label("rounds");
     b.align(4);
     b.bind(&lp);
-    b.comment("The next pass's keys, a pass ahead.");
-    keys(b, ZKEYS_NEXT, mem(ptr, 16));
     pass(b);
-    vmov(b, w, ZKEYS, ZKEYS_NEXT);
     b.add(ptr, 16);
     b.cmp(ptr, end);
     b.jnz(&lp);
@@ -293,38 +280,26 @@ fn rounds_z_gfni(b: &mut B, c: &Consts, groups: &[[V; 4]], rk: Gpr) {
 }
 
 /// The 32 rounds of the zmm GFNI kernels on `groups`, into and out of the domain, unrolled (no loop, no
-/// pointer register): each pass's keys loaded and mapped a pass ahead as [`rounds`] does, at fixed offsets
-/// from `rk`, and `hook(b, r)` after round `r` (0..32), where a fused kernel puts its other work (GCM: the
-/// GHASH groups) among the rounds' chains.
-pub fn rounds_z_hooked(b: &mut B, c: &Consts, groups: &[[V; 4]], rk: Gpr, hook: &mut dyn FnMut(&mut B, usize)) {
+/// pointer register), each round's key read from the frame of [`Consts::map_keys_z`], and `hook(b, r)` after
+/// round `r` (0..32), where a fused kernel puts its other work (GCM: the GHASH groups) among the rounds'
+/// chains.
+pub fn rounds_z_hooked(b: &mut B, c: &Consts, groups: &[[V; 4]], hook: &mut dyn FnMut(&mut B, usize)) {
     let w = Width::Z;
     enter(b, c, w, groups);
     b.comment(format_args!(
         "32 rounds on {} blocks, unrolled; 10 vector ops per round and group (vpxorq, 3 vpternlogq, 3 \
-         vgf2p8affineinvqb, 3 vprold), plus a vpshufd of the round key (four keys loaded and mapped a pass ahead).",
+         vgf2p8affineinvqb, 3 vprold), plus the round key's vpbroadcastd.",
         groups.len() * 4 * w.blocks(),
     ));
-    let keys = |b: &mut B, d: V, m: Mem| {
-        b.vbroadcasti32x4(d.z(), m);
-        vaffine(b, w, d, d, POST_HI, c.g().maps.key.c);
-    };
-    keys(b, ZKEYS, mem(rk, 0));
-    for pass in 0..8 {
-        if pass < 7 {
-            b.comment(format_args!("Pass {pass}; the next pass's keys, a pass ahead."));
-            keys(b, ZKEYS_NEXT, mem(rk, 16 * (pass + 1) as i32));
+    let keys = c.keys_z();
+    for r in 0..32 {
+        let j = r % 4;
+        round_comment(b, j);
+        b.vpbroadcastd(RK.z(), keys.at(4 * r as i32));
+        for g in groups {
+            round_gfni(b, c, w, [g[j], g[(j + 1) % 4], g[(j + 2) % 4], g[(j + 3) % 4]], RK, TMP);
         }
-        for j in 0..4 {
-            round_comment(b, j);
-            b.vpshufd(RK.z(), ZKEYS.z(), 0x55 * j as u8);
-            for g in groups {
-                round_gfni(b, c, w, [g[j], g[(j + 1) % 4], g[(j + 2) % 4], g[(j + 3) % 4]], RK, TMP);
-            }
-            hook(b, 4 * pass + j);
-        }
-        if pass < 7 {
-            vmov(b, w, ZKEYS, ZKEYS_NEXT);
-        }
+        hook(b, r);
     }
     leave(b, c, w, groups);
 }

@@ -2,10 +2,11 @@
 //! the byte shuffles of the linear layer, FK and CK, as read-only constants of the function being built.
 
 use super::set::Sbox;
-use super::width::{Width, B, V};
+use super::width::{vaffine, Width, B, V};
 use crate::sm4::{gfni, sbox_affine, CK, FK};
-use asmgen::isa::x86_64::rip;
-use asmgen::Label;
+use asmgen::isa::x86_64::{mem, rip, Gpr, X86_64};
+use asmgen::{Label, StackFrame};
+use std::cell::OnceCell;
 
 /// Pre-affine nibble tables (low, high), post-affine nibble tables (low, high). GFNI: the matrices of
 /// [`gfni::GfniRound`](crate::sm4::gfni::GfniRound) `rot0`, `rot8`, `rot24` and `key` (= `enter`).
@@ -22,8 +23,7 @@ pub const ZBSWAP: V = V(16);
 pub const ZLEAVE: V = V(17);
 /// zmm VAES kernels: `0x0f` in every byte (the register [`ZLEAVE`] is in the GFNI kernels).
 pub const ZNIB: V = V(17);
-/// zmm VAES kernels: the `vpshufb` control undoing ShiftRows in every 128-bit lane (the register of
-/// [`ZKEYS`](super::roles::ZKEYS) in the GFNI kernels).
+/// zmm VAES kernels: the `vpshufb` control undoing ShiftRows in every 128-bit lane (free in the GFNI kernels).
 pub const ZISR: V = V(18);
 /// zmm VAES kernels: zero, the `vaesenclast` round key.
 pub const ZZERO: V = V(23);
@@ -194,6 +194,9 @@ pub struct Consts {
     pub fk: Label,
     /// CK as 32 dwords.
     pub ck: Label,
+    /// zmm GFNI kernels: the stack frame holding the 32 round keys mapped into the GFNI domain
+    /// ([`Consts::map_keys_z`]), which the zmm rounds read with one `vpbroadcastd` each.
+    keys_z: OnceCell<StackFrame<X86_64>>,
 }
 
 impl Consts {
@@ -238,6 +241,7 @@ impl Consts {
             ctr_add: b.constant("sm4_ctr_add", 32, "counter increments k = 0..15 (low qword)", &ctr_add),
             fk: b.constant("sm4_fk", 16, "FK", &fk),
             ck: b.constant("sm4_ck", 16, "CK[0..32]", &ck),
+            keys_z: OnceCell::new(),
         }
     }
 
@@ -277,7 +281,42 @@ impl Consts {
             ctr_add: b.constant("sm4_ctr_add", 32, "counter increments k = 0..15 (low qword)", &ctr_add),
             fk: b.constant("sm4_fk", 16, "FK", &fk),
             ck: b.constant("sm4_ck", 16, "CK[0..32]", &ck),
+            keys_z: OnceCell::new(),
         }
+    }
+
+    /// A zmm GFNI kernel's 32 round keys at `rk`, mapped into the GFNI domain (`M1·rk ^ c1` byte by byte: two
+    /// zmm maps cover all of them, in place), into a 128-byte stack frame, where the zmm rounds read them, one
+    /// `vpbroadcastd` per round: no shuffle and no map in the rounds. The frame is 64-byte aligned, so r15
+    /// points at it: the round loop walks a copy of r15, where a pointer taken from rsp would count as touching
+    /// the return address and cost the listing its SHSTK bit. After [`Consts::load_tables`] on zmm
+    /// ([`POST_HI`] holds M1); clobbers zmm8 and zmm9. [`Consts::wipe_keys_z`] clears the frame.
+    pub fn map_keys_z(&self, b: &mut B, rk: Gpr) {
+        let f = b.frame(128, 64);
+        b.comment("The round keys mapped into the GFNI domain, into the stack frame the zmm rounds read.");
+        for (half, t) in [V(8), V(9)].into_iter().enumerate() {
+            let off = 64 * half as i32;
+            b.vmovdqu64(t.z(), mem(rk, off));
+            vaffine(b, Width::Z, t, t, POST_HI, self.g().maps.key.c);
+            b.vmovdqu64(f.at(off), t.z());
+        }
+        assert!(self.keys_z.set(f).is_ok(), "one key frame per kernel");
+    }
+
+    /// Clears the frame of [`Consts::map_keys_z`], before the kernel returns (it holds key material); nothing
+    /// where there is none. Clobbers [`ZBSWAP`].
+    pub fn wipe_keys_z(&self, b: &mut B) {
+        if let Some(f) = self.keys_z.get() {
+            b.comment("Wipe the mapped round keys.");
+            b.vpxorq(ZBSWAP.z(), ZBSWAP.z(), ZBSWAP.z());
+            b.vmovdqu64(f.at(0), ZBSWAP.z());
+            b.vmovdqu64(f.at(64), ZBSWAP.z());
+        }
+    }
+
+    /// The frame of [`Consts::map_keys_z`].
+    pub fn keys_z(&self) -> &StackFrame<X86_64> {
+        self.keys_z.get().expect("a zmm GFNI kernel maps its round keys first (Consts::map_keys_z)")
     }
 
     pub(super) fn g(&self) -> &GfniConsts {

@@ -402,14 +402,15 @@ fn last_blocks(b: &mut B, x: &Ctx, w: Width, n: Gpr, fin: &Label) {
     b.add(x.dst, RAX);
 }
 
-// The zmm batches (GFNI + AVX-512): GHASH's registers, which no round uses (zmm24-zmm30; zmm31 holds the
-// next pass's round keys).
+// The zmm batches (GFNI + AVX-512): GHASH's registers, which no round uses (zmm18, zmm24-zmm30).
 /// The sums of the low, high and middle Karatsuba products of a batch's twelve groups, one per lane.
 const Z_SUMS: [V; 3] = [V(24), V(25), V(26)];
 /// A group's blocks (then their high products), their half-sums (then the middle products), its low products.
 const ZX: V = V(27);
 const ZXS: V = V(28);
 const ZT: V = V(29);
+/// A group's four powers of H.
+const ZK: V = V(18);
 /// The GHASH state (POLYVAL form, upper lanes zero) between the zmm batches.
 const ZS: V = V(30);
 /// Where the sums are reduced, after a batch's stores (the reduction's lane additions are VEX: zmm0-zmm15).
@@ -462,6 +463,7 @@ fn zmm_batches(b: &mut B, x: &Ctx, z: &ZConsts, n: Gpr, decrypt: bool) {
     b.cmp(n, Z_LAST as i32);
     b.jb(&done);
     x.c.load_tables(b, Width::Z);
+    x.c.map_keys_z(b, x.rk);
     b.vmovdqa64(ZS.z(), HI.z());
     if decrypt {
         b.align(4);
@@ -502,6 +504,7 @@ fn zmm_batches(b: &mut B, x: &Ctx, z: &ZConsts, n: Gpr, decrypt: bool) {
         ghash_z(b, x, z, Z_LAST);
     }
     b.bind(&exit);
+    x.c.wipe_keys_z(b);
     b.comment("The state to xmm11 for the ymm code.");
     b.vmovdqa64(HI.z(), ZS.z());
     b.bind(&done);
@@ -532,7 +535,7 @@ fn batch_z(b: &mut B, x: &Ctx, z: &ZConsts, n: Gpr, blocks: usize, ghash: usize)
             ghash_group_z(b, x, z, g, ghash / 4);
         }
     };
-    rounds_z_hooked(b, &x.c, &groups, x.rk, &mut hook);
+    rounds_z_hooked(b, &x.c, &groups, &mut hook);
     b.comment("Keystream X35, X34, X33, X32: transpose back, byte-swap; dst = src ^ keystream.");
     for g in &groups {
         transpose(b, w, [g[3], g[2], g[1], g[0]], *g, TMP);
@@ -602,13 +605,14 @@ fn ghash_group_z(b: &mut B, x: &Ctx, z: &ZConsts, g: usize, ngroups: usize) {
         b.vpxorq(ZXS.z(), ZXS.z(), ZX.z());
     }
     let [lo, hi, mid] = Z_SUMS.map(|v| v.z());
+    b.vmovdqu64(ZK.z(), h);
     if g == 0 {
-        b.vpclmulqdq(lo, ZX.z(), h.clone(), 0x00);
-        b.vpclmulqdq(hi, ZX.z(), h, 0x11);
+        b.vpclmulqdq(lo, ZX.z(), ZK.z(), 0x00);
+        b.vpclmulqdq(hi, ZX.z(), ZK.z(), 0x11);
         b.vpclmulqdq(mid, ZXS.z(), hk, hk_sel | xs_sel);
     } else {
-        b.vpclmulqdq(ZT.z(), ZX.z(), h.clone(), 0x00);
-        b.vpclmulqdq(ZX.z(), ZX.z(), h, 0x11);
+        b.vpclmulqdq(ZT.z(), ZX.z(), ZK.z(), 0x00);
+        b.vpclmulqdq(ZX.z(), ZX.z(), ZK.z(), 0x11);
         b.vpclmulqdq(ZXS.z(), ZXS.z(), hk, hk_sel | xs_sel);
         b.vpxorq(lo, lo, ZT.z());
         b.vpxorq(hi, hi, ZX.z());

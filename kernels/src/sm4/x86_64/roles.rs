@@ -28,8 +28,6 @@ pub fn groups(n: usize) -> Vec<[V; 4]> {
 pub const TMP: [V; 3] = [V(8), V(9), V(10)];
 /// The broadcast round key.
 pub const RK: V = V(11);
-/// zmm kernels: the four round keys of a pass of the round loop, mapped, in every lane (EVEX only reaches it).
-pub const ZKEYS: V = V(18);
 
 /// The loop over the round keys at `rk`: eight passes of `round(b, j, ptr)` for `j = 0..4`, `ptr` (rax) the
 /// pass's first key; r11 holds the end.
