@@ -1558,7 +1558,7 @@ const LONG_HASH_COUNTS: [usize; 2] = [33, 48];
 
 /// The roles the zmm SM4 sets run 48 blocks at a time, and the count past [`MAX_BLOCKS`] that reaches their
 /// loop (within the harness's buffers).
-const ZMM_BATCH_ROLES: [&str; 4] = ["ecb", "ctr", "cbc_dec", "cfb_dec"];
+const ZMM_BATCH_ROLES: [&str; 6] = ["ecb", "ctr", "cbc_dec", "cfb_dec", "gcm_enc", "gcm_dec"];
 const ZMM_BATCH_COUNT: usize = 49;
 
 /// The arguments of a `role` kernel for a count of [`counts_of`]; `counter` holds the CTR counter block

@@ -247,15 +247,23 @@ fn functions_of(listing: &str) -> BTreeMap<String, Vec<String>> {
 struct Added {
     pushes: Vec<String>,
     xmm: usize,
+    /// An over-aligned frame's base register set from the stack pointer (`lea r15`, `and r15`), which both
+    /// ABIs place right after the prologue.
+    frame_base: Vec<String>,
     moves: usize,
     loads: usize,
+}
+
+/// Whether `line` sets an over-aligned frame's base register (r15).
+fn sets_frame_base(line: &str) -> bool {
+    line.starts_with("lea r15, ") || line.starts_with("and r15, ")
 }
 
 /// Splits a Windows function into (prologue additions, body), checking the shape of its prologue and
 /// epilogue; `params` is its number of parameters.
 fn windows_parts(name: &str, lines: &[String], params: usize) -> (Added, Vec<String>) {
     let end = lines.iter().position(|l| l == ".seh_endprologue").unwrap_or_else(|| panic!("{name}: no prologue"));
-    let mut added = Added { pushes: Vec::new(), xmm: 0, moves: 0, loads: 0 };
+    let mut added = Added { pushes: Vec::new(), xmm: 0, frame_base: Vec::new(), moves: 0, loads: 0 };
     for l in &lines[..end] {
         if let Some(r) = l.strip_prefix("push ") {
             added.pushes.push(r.to_string());
@@ -265,6 +273,8 @@ fn windows_parts(name: &str, lines: &[String], params: usize) -> (Added, Vec<Str
             assert!(l == "endbr64" || l.starts_with("sub rsp, "), "{name}: unexpected prologue line {l}");
         }
     }
+    added.frame_base = lines[end + 1..].iter().take_while(|l| sets_frame_base(l)).cloned().collect();
+    let end = end + added.frame_base.len();
     for l in &lines[end + 1..end + 1 + params] {
         assert!(l.starts_with("mov "), "{name}: argument move expected, found {l}");
         if l.contains("qword ptr [rsp") {
@@ -304,6 +314,13 @@ fn windows_code_differs_from_linux_only_where_the_abi_demands() {
             let pushes: Vec<String> =
                 l.iter().skip(1).map_while(|x| x.strip_prefix("push ")).map(String::from).collect();
             l.drain(1..1 + pushes.len());
+            // A frame: its allocation, then (over-aligned) the base register set as Windows sets it.
+            if l.get(1).is_some_and(|x| x.starts_with("sub rsp, ")) {
+                l.remove(1);
+            }
+            let base: Vec<String> = l[1..].iter().take_while(|x| sets_frame_base(x)).cloned().collect();
+            assert_eq!(base, added.frame_base, "{name}: the frame base differs from x86_64-linux's");
+            l.drain(1..1 + base.len());
             strip_epilogue(&mut l);
             assert_eq!(body, l[1..], "{name}: the body differs from x86_64-linux's");
             let extra: Vec<&String> = added.pushes.iter().filter(|p| !pushes.contains(p)).collect();

@@ -653,8 +653,7 @@ pub fn expand_key_gfni(abi: Abi) -> Result<Function<X86_64>, GenError> {
 /// The ymm and xmm sets' fused GCM kernels multiply as `x86_64-pclmulqdq-avx` (the catalog's `fused_ghash`), and
 /// `Sm4Gcm` composes GCM from the CTR and GHASH kernels wherever a GHASH set ranked above that one runs. The
 /// GFNI zmm set's own fused kernels multiply four blocks at a time against the table's extension, as
-/// `x86_64-vpclmul-avx512` does (its `fused_ghash`); the VAES zmm set links none (its rounds leave no registers
-/// for GHASH), and GCM is composed there.
+/// `x86_64-vpclmul-avx512` does (its `fused_ghash`); the VAES zmm set links none yet, and GCM is composed there.
 ///
 /// Only the kernels whose role `want` accepts are built; the others never are (the JIT lowers kernels as they
 /// are built).

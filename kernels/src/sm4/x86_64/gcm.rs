@@ -274,7 +274,9 @@ pub fn gcm(set: Set, decrypt: bool, abi: Abi) -> Result<Function<X86_64>, GenErr
 
     let tail = b.label("tail");
     let fin = b.label("fin");
-    whole_batches(&mut b, &x, w, n, decrypt, &tail);
+    if !zmm {
+        whole_batches(&mut b, &x, w, n, decrypt, &tail);
+    }
     b.blank();
     b.bind(&tail);
     b.comment("Fewer blocks than a batch remain; the GHASH state goes back to memory for the plain loop.");
@@ -420,8 +422,9 @@ const Z_SCRATCH: V = V(3);
 
 /// Blocks of a full zmm batch: three groups of sixteen.
 const Z_BLOCKS: usize = 48;
-/// Blocks of the last zmm batch when 32..47 blocks are left: two groups.
-const Z_LAST: usize = 32;
+/// Blocks of a zmm batch of two groups, and of one (what is left after the full batches).
+const Z_TWO: usize = 32;
+const Z_ONE: usize = 16;
 
 /// The zmm batches' constants.
 struct ZConsts {
@@ -453,64 +456,81 @@ fn z_group_round(g: usize) -> usize {
     2 + 2 * g
 }
 
-/// The zmm batches, when at least 32 blocks are: full batches of 48, then one of 32 when 32..47 blocks are left,
-/// the GHASH multiplies interleaved with the rounds (groups of four blocks against the table's extension,
-/// H^48..H^1: the whole table), one reduction per batch after its stores. Encryption absorbs the previous
-/// batch's ciphertext during a batch and the last batch's alone after it; decryption a batch's own. Then the
-/// state goes back to [`HI`] for the ymm code, which takes the 0..31 blocks left, nothing pending.
+/// The zmm batches, when at least 16 blocks are: full batches of 48, then one of 32 or 16 (one or two groups)
+/// while 16 or more are left, the GHASH multiplies interleaved with the rounds (groups of four blocks against
+/// the table's extension, H^48..H^1: the whole table), one reduction per batch after its stores. Encryption
+/// absorbs the previous batch's ciphertext during a batch and the last batch's alone after it; decryption a
+/// batch's own. Then the state goes back to [`HI`] for the xmm code, which takes the 0..15 blocks left, nothing
+/// pending (the ymm set's 16-block batches are not needed).
 fn zmm_batches(b: &mut B, x: &Ctx, z: &ZConsts, n: Gpr, decrypt: bool) {
-    let [done, lp, last, exit] = ["below_z", "loop_z", "last_z", "exit_z"].map(|l| b.label(l));
-    b.cmp(n, Z_LAST as i32);
+    let [done, lp, exit] = ["below_z", "loop_z", "exit_z"].map(|l| b.label(l));
+    b.cmp(n, Z_ONE as i32);
     b.jb(&done);
     x.c.load_tables(b, Width::Z);
     x.c.map_keys_z(b, x.rk);
     b.vmovdqa64(ZS.z(), HI.z());
-    if decrypt {
-        b.align(4);
-        b.bind(&lp);
-        b.cmp(n, Z_BLOCKS as i32);
-        b.jb(&last);
-        b.comment("Decrypt this zmm batch while absorbing its ciphertext.");
-        batch_z(b, x, z, n, Z_BLOCKS, Z_BLOCKS);
-        b.jmp(&lp);
-        b.bind(&last);
-        b.cmp(n, Z_LAST as i32);
-        b.jb(&exit);
-        batch_z(b, x, z, n, Z_LAST, Z_LAST);
-    } else {
-        let [first32, flush48] = ["first32_z", "flush48_z"].map(|l| b.label(l));
-        b.cmp(n, Z_BLOCKS as i32);
-        b.jb(&first32);
+    // The batches after the full ones: 32 blocks, or 16 (to `exit` when fewer are left).
+    let last = |b: &mut B, pending: usize| {
+        let one = b.label("last16_z");
+        b.cmp(n, Z_TWO as i32);
+        b.jb(&one);
+        batch_z(b, x, z, n, Z_TWO, if decrypt { Z_TWO } else { pending });
+        if !decrypt {
+            ghash_z(b, x, z, Z_TWO);
+        }
+        b.jmp(&exit);
+        b.bind(&one);
+        if decrypt || pending == 0 {
+            b.cmp(n, Z_ONE as i32);
+            b.jb(&exit);
+            batch_z(b, x, z, n, Z_ONE, if decrypt { Z_ONE } else { 0 });
+            if !decrypt {
+                ghash_z(b, x, z, Z_ONE);
+            }
+        } else {
+            let flush = b.label("flush48_z");
+            b.cmp(n, Z_ONE as i32);
+            b.jb(&flush);
+            batch_z(b, x, z, n, Z_ONE, pending);
+            ghash_z(b, x, z, Z_ONE);
+            b.jmp(&exit);
+            b.bind(&flush);
+            ghash_z(b, x, z, pending);
+        }
+        b.jmp(&exit);
+    };
+    let full = b.label("full_z");
+    b.cmp(n, Z_BLOCKS as i32);
+    b.jae(&full);
+    b.comment("16..47 blocks: one batch of two groups or one.");
+    last(b, 0);
+    b.bind(&full);
+    if !decrypt {
         b.comment("First zmm batch: nothing to absorb yet.");
         batch_z(b, x, z, n, Z_BLOCKS, 0);
-        b.align(4);
-        b.bind(&lp);
-        b.cmp(n, Z_BLOCKS as i32);
-        b.jb(&last);
-        b.comment("Encrypt this zmm batch while absorbing the previous batch's ciphertext.");
-        batch_z(b, x, z, n, Z_BLOCKS, Z_BLOCKS);
-        b.jmp(&lp);
-        b.bind(&last);
-        b.cmp(n, Z_LAST as i32);
-        b.jb(&flush48);
-        batch_z(b, x, z, n, Z_LAST, Z_BLOCKS);
-        ghash_z(b, x, z, Z_LAST);
-        b.jmp(&exit);
-        b.bind(&flush48);
-        ghash_z(b, x, z, Z_BLOCKS);
-        b.jmp(&exit);
-        b.bind(&first32);
-        batch_z(b, x, z, n, Z_LAST, 0);
-        ghash_z(b, x, z, Z_LAST);
     }
+    let rest = b.label("rest_z");
+    b.align(4);
+    b.bind(&lp);
+    b.cmp(n, Z_BLOCKS as i32);
+    b.jb(&rest);
+    b.comment(if decrypt {
+        "Decrypt this zmm batch while absorbing its ciphertext."
+    } else {
+        "Encrypt this zmm batch while absorbing the previous batch's ciphertext."
+    });
+    batch_z(b, x, z, n, Z_BLOCKS, Z_BLOCKS);
+    b.jmp(&lp);
+    b.bind(&rest);
+    last(b, if decrypt { 0 } else { Z_BLOCKS });
     b.bind(&exit);
     x.c.wipe_keys_z(b);
-    b.comment("The state to xmm11 for the ymm code.");
+    b.comment("The state to xmm11 for the xmm code.");
     b.vmovdqa64(HI.z(), ZS.z());
     b.bind(&done);
 }
 
-/// One zmm batch of `blocks` (48 or 32) counter blocks, formed transposed, the rounds with, when `ghash` is not
+/// One zmm batch of `blocks` (48, 32 or 16) counter blocks, formed transposed, the rounds with, when `ghash` is not
 /// 0, that many blocks' GHASH groups (at `gptr`) among them, the keystream xored and stored, the sums reduced
 /// into [`ZS`]; `n`, `src`, `dst` and the counter (and `gptr`) past the blocks.
 fn batch_z(b: &mut B, x: &Ctx, z: &ZConsts, n: Gpr, blocks: usize, ghash: usize) {
@@ -557,7 +577,7 @@ fn batch_z(b: &mut B, x: &Ctx, z: &ZConsts, n: Gpr, blocks: usize, ghash: usize)
     }
 }
 
-/// GHASH alone of `blocks` (48 or 32) at `gptr`: the groups, then the reduction into [`ZS`].
+/// GHASH alone of `blocks` (48, 32 or 16) at `gptr`: the groups, then the reduction into [`ZS`].
 fn ghash_z(b: &mut B, x: &Ctx, z: &ZConsts, blocks: usize) {
     b.comment(format_args!("GHASH of the last {blocks} blocks encrypted."));
     for g in 0..blocks / 4 {
