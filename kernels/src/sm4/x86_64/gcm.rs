@@ -17,6 +17,12 @@
 //! [`crate::ghash::x86_64::absorb`]: after their encryption, or before their decryption (they may be
 //! overwritten).
 //!
+//! The GFNI zmm set's kernels run 48 blocks at a time (then one batch of 32 or 16): twelve GHASH groups of four
+//! blocks against H^48..H^1 (the key table's extension, laid out as the zmm GHASH set reads it), one
+//! `vpclmulqdq` triple per group, spread among the unrolled rounds (`rounds_z_hooked`), their sums reduced once
+//! per batch after its stores; encryption absorbs the previous batch and, after the last, that batch alone.
+//! Only the last 0..15 blocks take the xmm code below.
+//!
 //! The counter is 32-bit (`inc32`): after `0xffffffff` comes 0 and the IV words never change, so one call may
 //! cross the wrap.
 
@@ -247,8 +253,8 @@ pub fn gcm(set: Set, decrypt: bool, abi: Abi) -> Result<Function<X86_64>, GenErr
     crate::doc_role(&mut b, Role::gcm(decrypt));
     if zmm {
         b.doc("One pass: 48 blocks in flight on zmm, twelve GHASH multiplies of four blocks (against H^48..H^1,");
-        b.doc("the key table's extension) interleaved with the rounds, one reduction per batch; below 48 blocks");
-        b.doc("the ymm set's fused code. dst may equal src.");
+        b.doc("the key table's extension) interleaved with the rounds, one reduction per batch; then a zmm batch");
+        b.doc("of 32 or 16 blocks, and the last 0..15 on xmm. dst may equal src.");
     } else {
         b.doc(format_args!(
             "One pass: {} blocks in flight, the GHASH multiplies interleaved with the rounds; dst may equal src.",
