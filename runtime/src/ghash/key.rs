@@ -356,6 +356,13 @@ impl HashKey {
         }
     }
 
+    /// Whether a fused GCM call over `blocks` blocks finds its table without filling a whole one for a short
+    /// message: the key's set has no extension (the common part is cheap), or its whole table is filled, or
+    /// `blocks` is at least [`WHOLE_TABLE_BLOCKS`] (where GHASH itself would fill it).
+    pub(crate) fn fused_table_ready(&self, blocks: usize) -> bool {
+        self.kernels.init_base.is_none() || blocks >= WHOLE_TABLE_BLOCKS || self.levels().whole.filled()
+    }
+
     /// Absorbs the whole blocks of `data` (its length a multiple of 16) into `state` with `update`, a kernel of
     /// this key's set (the general one, or a fixed-size one, which gets the whole table).
     pub(crate) fn absorb_with(&self, update: UpdateFn, fixed: bool, state: &mut [u8; 16], data: &[u8]) {

@@ -44,7 +44,9 @@ fn has_extension(name: &str) -> bool {
 /// GFNI zmm set's, which read the key table's extension). Where the CPU runs a GHASH set that ranks above that
 /// one (VPCLMULQDQ on ymm or zmm beside the one-block kernels), the set's CTR kernel and that GHASH set, a few
 /// KiB at a time, are faster, and that is the default; elsewhere the fused kernels are.
-/// [`Sm4Gcm::with_path`] picks one (tests, measurements).
+/// [`Sm4Gcm::with_path`] picks one (tests, measurements). On the fused path a message still takes the composed
+/// one where the fused kernels would fill a whole key table for it (a key whose GHASH set has an extension, not
+/// yet filled, and fewer than 64 blocks), as GHASH alone fills no more than the common part for such a message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GcmPath {
     /// The set's fused kernels: CTR and GHASH in one pass (decryption re-applies the keystream on a bad tag).
@@ -264,8 +266,10 @@ impl Sm4Gcm {
         let full = buf.len() / 16 * 16;
         let (blocks, rest) = buf.split_at_mut(full);
         match self.fused {
-            Some((f, _)) => self.run_fused(f, blocks, &mut ctr, &mut s),
-            None => {
+            Some((f, _)) if self.hkey.fused_table_ready(blocks.len() / 16) => {
+                self.run_fused(f, blocks, &mut ctr, &mut s)
+            }
+            _ => {
                 for chunk in blocks.chunks_mut(CHUNK_BYTES) {
                     self.keys.ctr32(&mut ctr, chunk);
                     self.ghash_padded(&mut s, chunk);
@@ -314,8 +318,10 @@ impl Sm4Gcm {
             return Ok(());
         }
         match self.fused {
-            Some((_, f)) => self.decrypt_fused(f, &j0, s, aad.len(), buf, tag),
-            None => self.decrypt_checked_first(&j0, s, aad.len(), buf, tag),
+            Some((_, f)) if self.hkey.fused_table_ready(buf.len() / 16) => {
+                self.decrypt_fused(f, &j0, s, aad.len(), buf, tag)
+            }
+            _ => self.decrypt_checked_first(&j0, s, aad.len(), buf, tag),
         }
     }
 
