@@ -446,13 +446,13 @@ const LONG_COUNTS: [usize; 2] = [33, 49];
 /// small batch, a partial and a full wide batch, and the repeated loop (the tails: `kernel_calls`' `n % 11`).
 /// 6 blocks (96 + 6 bytes: 5 whole blocks before the stolen tail) reach the xmm kernels' partial two-group
 /// batch (5-7 blocks), which the one-group path for 1-4 blocks left to no other count.
-const UNIT_COUNTS: [usize; 9] = [0, 1, 2, 6, 9, 17, 33, ZMM_XTS_COUNTS[0], ZMM_XTS_COUNTS[1]];
+const UNIT_COUNTS: [usize; 9] = [0, 1, 2, 6, 9, 17, 33, ZMM_COUNTS[0], ZMM_COUNTS[1]];
 /// The zmm sets' XTS kernels (whole-block and unit) and GCM kernels are also stepped with 27 blocks (a unit
 /// kernel's tail leaves 26 to its loop: below 32, two ymm batches, the second partial, their loop's branch
 /// back; GCM's ymm code below 32) and 97 (two 48-block batches back to back, the zmm loop's branch back; GCM
 /// encryption's first batch, one in its loop and the last absorbed alone). Only they: each block costs the
 /// other kernels wine exceptions for no instruction they have not stepped.
-const ZMM_XTS_COUNTS: [usize; 2] = [27, 97];
+const ZMM_COUNTS: [usize; 2] = [27, 97];
 /// The GHASH/POLYVAL updates are also stepped with 113 blocks: the ymm set's 64-block loop (its branch back),
 /// then its batches of 32 and 16 and one block of tail; and with 241: the zmm set's loop, whose first batch
 /// runs before it (each batch's sums are reduced in the next), goes round twice. Only they.
@@ -542,7 +542,7 @@ fn step_every_instruction(runnable: &[Kernel]) {
     let s = seed();
     let start = std::time::Instant::now();
     let mut stepped: Vec<(String, usize, BTreeSet<u64>)> = Vec::new();
-    let counts: Vec<usize> = (0..=MAX_BLOCKS).chain(LONG_COUNTS).chain(ZMM_XTS_COUNTS).chain(HASH_COUNTS).collect();
+    let counts: Vec<usize> = (0..=MAX_BLOCKS).chain(LONG_COUNTS).chain(ZMM_COUNTS).chain(HASH_COUNTS).collect();
     let failures = sweep_counts(runnable, &counts, &mut Rng::new(s), |k: &Kernel, args, rng| {
         let unit = k.role.starts_with("xts_unit_");
         // The block count: a unit kernel's length is its fifth argument, and so is GCM's count (after the key
@@ -555,7 +555,7 @@ fn step_every_instruction(runnable: &[Kernel]) {
             args.get(3).copied().unwrap_or(0) as usize
         };
         let zmm_role = k.role.starts_with("xts_") || k.role.starts_with("gcm_");
-        if ZMM_XTS_COUNTS.contains(&blocks) && !(k.set.ends_with("-avx512") && zmm_role) {
+        if ZMM_COUNTS.contains(&blocks) && !(k.set.ends_with("-avx512") && zmm_role) {
             return Vec::new();
         }
         if HASH_COUNTS.contains(&blocks) && !matches!(k.role.as_str(), "ghash_update" | "polyval_update") {

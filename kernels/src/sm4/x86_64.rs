@@ -404,10 +404,8 @@ pub fn batch_mode_of(mode: Mode, set: Set, abi: Abi, blocks: Blocks) -> Result<F
     x.c.load_tables(&mut b, w);
     if w == Width::Z {
         b.comment("The ymm and xmm batches below 48 blocks read the tables from the low halves of the same registers.");
-        if set.sbox() == Sbox::Gfni {
-            x.c.map_keys_z(&mut b, rk);
-        }
     }
+    x.c.map_keys_z(&mut b, w, rk);
     if mode == Mode::Ctr {
         b.comment("The counter as two integers (hi, lo).");
         b.mov(x.hi, mem(extra, 0));

@@ -114,7 +114,7 @@ impl Sm4Gcm {
         let fused = match path {
             GcmPath::Fused => Some(
                 Self::fused_kernels(k)
-                    .filter(|_| Self::table_fits(k, ghash))
+                    .filter(|_| Self::table_fits(Self::fused_ghash(k), ghash))
                     .ok_or(Error::Unsupported { what: "fused GCM", backend: k.name })?,
             ),
             GcmPath::Composed => None,
@@ -131,16 +131,20 @@ impl Sm4Gcm {
     /// one they multiply as (the listings' table's `fused_ghash` for the set `k` runs), or its key table lacks
     /// what they read ([`Self::table_fits`]).
     fn default_fused(k: &Sm4Kernels, ghash: &HashKernels) -> Option<(dispatch::GcmFn, dispatch::GcmFn)> {
-        let fused_ghash = crate::backend::set_of(k.name).and_then(|s| s.fused_ghash);
+        let fused_ghash = Self::fused_ghash(k);
         Self::fused_kernels(k)
-            .filter(|_| !fused_ghash.is_some_and(|f| outranked(f, ghash.name)) && Self::table_fits(k, ghash))
+            .filter(|_| !fused_ghash.is_some_and(|f| outranked(f, ghash.name)) && Self::table_fits(fused_ghash, ghash))
     }
 
-    /// Whether GHASH backend `ghash`'s key table holds what set `k`'s fused kernels read: the common part
-    /// (every set's), or where they multiply as a GHASH set with an extension (the GFNI zmm set's, as
+    /// The GHASH set that set `k`'s fused kernels multiply as (the listings' table's `fused_ghash`).
+    fn fused_ghash(k: &Sm4Kernels) -> Option<&'static str> {
+        crate::backend::set_of(k.name).and_then(|s| s.fused_ghash)
+    }
+
+    /// Whether GHASH backend `ghash`'s key table holds what fused kernels multiplying as `fused_ghash` read:
+    /// the common part (every set's), or where that set has an extension (the GFNI zmm set's kernels, as
     /// `x86_64-vpclmul-avx512`: H^48..H^1), the extension too.
-    fn table_fits(k: &Sm4Kernels, ghash: &HashKernels) -> bool {
-        let fused_ghash = crate::backend::set_of(k.name).and_then(|s| s.fused_ghash);
+    fn table_fits(fused_ghash: Option<&str>, ghash: &HashKernels) -> bool {
         ghash.init_base.is_some() || !fused_ghash.is_some_and(has_extension)
     }
 

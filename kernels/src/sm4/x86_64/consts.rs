@@ -290,8 +290,12 @@ impl Consts {
     /// `vpbroadcastd` per round: no shuffle and no map in the rounds. The frame is 64-byte aligned, so r15
     /// points at it: the round loop walks a copy of r15, where a pointer taken from rsp would count as touching
     /// the return address and cost the listing its SHSTK bit. After [`Consts::load_tables`] on zmm
-    /// ([`POST_HI`] holds M1); clobbers zmm8 and zmm9. [`Consts::wipe_keys_z`] clears the frame.
-    pub fn map_keys_z(&self, b: &mut B, rk: Gpr) {
+    /// ([`POST_HI`] holds M1); clobbers zmm8 and zmm9. [`Consts::wipe_keys_z`] clears the frame. Nothing for a
+    /// kernel of another width `w` or S-box: its rounds take their keys from `rk`.
+    pub fn map_keys_z(&self, b: &mut B, w: Width, rk: Gpr) {
+        if w != Width::Z || self.sbox != Sbox::Gfni {
+            return;
+        }
         let f = b.frame(128, 64);
         b.comment("The round keys mapped into the GFNI domain, into the stack frame the zmm rounds read.");
         for (half, t) in [V(8), V(9)].into_iter().enumerate() {

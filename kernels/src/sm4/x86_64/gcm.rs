@@ -192,10 +192,16 @@ fn counter_blocks(b: &mut B, x: &Ctx, w: Width, groups: &[[V; 4]]) {
     for (gi, g) in groups.iter().enumerate() {
         vaddd(b, w, g[3], base, rip(&x.inc[wi][gi]));
     }
+    iv_words(b, x, w, groups, rip(&x.c.bswap32).into());
+}
+
+/// X0..X2 of `groups`: the IV's words broadcast and byte-swapped (`bswap`, the dword byte swap's control) into
+/// the first group, copied to the others.
+fn iv_words(b: &mut B, x: &Ctx, w: Width, groups: &[[V; 4]], bswap: Src) {
     for j in 0..3 {
         let v = groups[0][j];
         vbroadcast(b, w, v, mem(x.state, 4 * j as i32));
-        vshufb(b, w, v, v, rip(&x.c.bswap32));
+        vshufb(b, w, v, v, bswap.clone());
         for g in &groups[1..] {
             vmov(b, w, g[j], v);
         }
@@ -473,7 +479,7 @@ fn zmm_batches(b: &mut B, x: &Ctx, z: &ZConsts, n: Gpr, decrypt: bool) {
     b.cmp(n, Z_ONE as i32);
     b.jb(&done);
     x.c.load_tables(b, Width::Z);
-    x.c.map_keys_z(b, x.rk);
+    x.c.map_keys_z(b, Width::Z, x.rk);
     b.vmovdqa64(ZS.z(), HI.z());
     // The batches after the full ones: 32 blocks, or 16 (to `exit` when fewer are left).
     let last = |b: &mut B, pending: usize| {
@@ -548,14 +554,7 @@ fn batch_z(b: &mut B, x: &Ctx, z: &ZConsts, n: Gpr, blocks: usize, ghash: usize)
     for (g, l) in groups.iter().zip(&z.inc) {
         vaddd(b, w, g[3], TMP[0], rip(l));
     }
-    for j in 0..3 {
-        let v = groups[0][j];
-        b.vpbroadcastd(v.z(), mem(x.state, 4 * j as i32));
-        vshufb(b, w, v, v, ZBSWAP);
-        for g in &groups[1..] {
-            vmov(b, w, g[j], v);
-        }
-    }
+    iv_words(b, x, w, &groups, ZBSWAP.into());
     let mut hook = |b: &mut B, round: usize| {
         for g in (0..ghash / 4).filter(|&g| z_group_round(g) == round) {
             ghash_group_z(b, x, z, g, ghash / 4);

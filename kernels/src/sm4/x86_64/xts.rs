@@ -874,7 +874,7 @@ pub fn xts_of(enc: bool, std: Standard, set: Set, abi: Abi, blocks: Blocks) -> R
     let tw = Tw::new(&mut b, std, set);
     let x = Ctx { c, tw, rk, dst, src, n, home: Home::Mem(tweak) };
     x.c.load_tables(&mut b, w);
-    map_keys(&mut b, &x, set);
+    x.c.map_keys_z(&mut b, w, x.rk);
     x.tw.load(&mut b, x.home);
     whole_blocks(&mut b, &x, w, Trips::new(blocks, n));
     x.c.wipe_keys_z(&mut b);
@@ -882,13 +882,6 @@ pub fn xts_of(enc: bool, std: Standard, set: Set, abi: Abi, blocks: Blocks) -> R
         b.vzeroupper();
     }
     b.finish()
-}
-
-/// A zmm GFNI kernel's round keys mapped into its stack frame ([`Consts::map_keys_z`]), for its zmm rounds.
-fn map_keys(b: &mut B, x: &Ctx, set: Set) {
-    if set == Set::GfniAvx512 {
-        x.c.map_keys_z(b, x.rk);
-    }
 }
 
 /// The features of a set's XTS kernels: the set's, and `vpclmulqdq` for the tweaks of the next batch (on ymm in
@@ -1007,7 +1000,7 @@ pub fn xts_unit(enc: bool, std: Standard, set: Set, abi: Abi) -> Result<Function
     b.cmp(len, 16);
     b.jb(&done);
     x.c.load_tables(&mut b, w);
-    map_keys(&mut b, &x, set);
+    x.c.map_keys_z(&mut b, w, x.rk);
     b.comment("T[0] = E(rk_tweak, iv): the chain; between batches the tweak waits in rk_tweak (low qword) and iv");
     b.comment("(high qword).");
     b.vmovdqu(V(4).x(), mem(iv, 0));
