@@ -32,7 +32,7 @@ use super::{ext_h_offset, ext_hk, h_offset, hk_offset, Flavour, BYTE_REVERSE, PO
 use crate::arch::x86_64::mov_count;
 use crate::role;
 use crate::Blocks;
-use asmgen::isa::x86_64::{mem, rip, Gpr, Mem, X86Feature, Xmm, Zmm, X86_64};
+use asmgen::isa::x86_64::{mem, rip, Gpr, Mem, X86Feature, Xmm, Zm, Zmm, X86_64};
 use asmgen::{Abi, Builder, Function, GenError};
 
 type B = Builder<X86_64>;
@@ -315,44 +315,83 @@ fn keys(b: &mut B, table: Gpr, groups: std::ops::Range<usize>) {
     }
 }
 
-/// The products of group `g` (blocks `4g..4g + 3` of a batch of `4 * groups`) into `r`: the blocks
-/// (byte-reversed for GHASH, the state added to group 0's), their half-sums, then the low product in `r.t`, the
-/// high one over the blocks and the middle one over the half-sums. The half-sums of a group that neither takes
-/// the state nor is the batch's last are one `vpxorq` against the data 8 bytes on (whose 16-byte lanes start
-/// with the high halves of the group's blocks): no shuffle for POLYVAL; GHASH byte-reverses the sums (one
-/// `vpshufb`, which moves them to the high 64 bits) instead of swapping the reversed blocks' halves (a
-/// `vpshufd` after the blocks' `vpshufb`): as many shuffles, and neither waits for the other.
+/// The products of group `g` (blocks `4g..4g + 3` of a batch of `4 * groups`) into `r`: the low product in
+/// `r.t`, the high one in `r.x`, the middle one in `r.xs` ([`group_products`]).
 fn products(b: &mut B, f: Flavour, [table, data]: [Gpr; 2], g: usize, groups: usize, r: &InFlight) {
     let top = 4 * (groups - g);
     b.comment(format_args!("blocks {}..{} times H^{top}..H^{}", 4 * g, 4 * g + 3, top - 3));
-    let (off, in_batch) = (64 * g as i32, g != 0 && g + 1 != groups);
-    b.vmovdqu64(r.x, mem(data, off));
+    let j = groups - 1 - g;
+    let (hk, hk_sel) = key_hk(j);
+    let group = Group {
+        blocks: (data, 64 * g as i32),
+        in_batch: g != 0 && g + 1 != groups,
+        reverse: f.reflected().then(|| BSWAP.into()),
+        state: (g == 0).then_some(Zmm(S.0)),
+        x: r.x,
+        xs: r.xs,
+    };
+    group_products(b, &group, |b| key_operand(b, table, j).into(), (hk.into(), hk_sel), [r.t, r.x, r.xs]);
+}
+
+/// A group of four blocks for [`group_products`]: where its blocks are, how its half-sums are formed, and the
+/// two registers it is loaded into.
+pub(crate) struct Group {
+    /// The group's 64 bytes: a pointer and an offset.
+    pub blocks: (Gpr, i32),
+    /// Whether the half-sums come from the data 8 bytes on (a group that neither takes the state nor is the
+    /// batch's last), or from the blocks' own halves swapped (`vpshufd`).
+    pub in_batch: bool,
+    /// GHASH's byte-reversal control (a register or the constant); `None` for POLYVAL.
+    pub reverse: Option<Zm>,
+    /// The state, added to the group's blocks (a batch's group 0).
+    pub state: Option<Zmm>,
+    /// The blocks (then, where `out` says so, a product).
+    pub x: Zmm,
+    /// Their half-sums (likewise).
+    pub xs: Zmm,
+}
+
+/// One group's Karatsuba products, for the GHASH kernels and SM4-GCM's fused zmm batches alike: the blocks
+/// (byte-reversed for GHASH, the state added), their half-sums, then the low, high and middle products into
+/// `out` (which may name `x` and `xs`). The powers come from `powers`, called once the half-sums are formed (a
+/// register, or a load into one, placed there), and the half-sums' from `half_sums` with its selector. The
+/// half-sums of a group inside its batch are one `vpxorq` against the data 8 bytes on (whose 16-byte lanes
+/// start with the high halves of the group's blocks): no shuffle for POLYVAL; GHASH byte-reverses the sums
+/// (one `vpshufb`, which moves them to the high 64 bits) instead of swapping the reversed blocks' halves (a
+/// `vpshufd` after the blocks' `vpshufb`): as many shuffles, and neither waits for the other.
+pub(crate) fn group_products(
+    b: &mut B,
+    g: &Group,
+    powers: impl FnOnce(&mut B) -> Zm,
+    (half_sums, hk_sel): (Zm, u8),
+    [lo, hi, mid]: [Zmm; 3],
+) {
+    let (x, xs, (data, off)) = (g.x, g.xs, g.blocks);
+    b.vmovdqu64(x, mem(data, off));
     // Where the half-sums come from the data 8 bytes on, they are in the low 64 bits of each lane, or for
     // GHASH, reversed with the blocks, in the high.
     let mut xs_sel = 0x00;
-    if in_batch {
-        b.vpxorq(r.xs, r.x, mem(data, off + 8));
-        if f.reflected() {
-            b.vpshufb(r.xs, r.xs, BSWAP);
+    if g.in_batch {
+        b.vpxorq(xs, x, mem(data, off + 8));
+        if let Some(rev) = &g.reverse {
+            b.vpshufb(xs, xs, rev.clone());
             xs_sel = 0x01;
         }
     }
-    if f.reflected() {
-        b.vpshufb(r.x, r.x, BSWAP);
+    if let Some(rev) = &g.reverse {
+        b.vpshufb(x, x, rev.clone());
     }
-    if g == 0 {
-        b.vpxorq(r.x, r.x, Zmm(S.0));
+    if let Some(s) = g.state {
+        b.vpxorq(x, x, s);
     }
-    if !in_batch {
-        b.vpshufd(r.xs, r.x, 0x4e);
-        b.vpxorq(r.xs, r.xs, r.x);
+    if !g.in_batch {
+        b.vpshufd(xs, x, 0x4e);
+        b.vpxorq(xs, xs, x);
     }
-    let j = groups - 1 - g;
-    let (hk, hk_sel) = key_hk(j);
-    let k = key_operand(b, table, j);
-    b.vpclmulqdq(r.t, r.x, k, 0x00);
-    b.vpclmulqdq(r.x, r.x, k, 0x11);
-    b.vpclmulqdq(r.xs, r.xs, hk, hk_sel | xs_sel);
+    let k = powers(b);
+    b.vpclmulqdq(lo, x, k.clone(), 0x00);
+    b.vpclmulqdq(hi, x, k, 0x11);
+    b.vpclmulqdq(mid, xs, half_sums, hk_sel | xs_sel);
 }
 
 /// The powers of group `j`: its key register, or for a group above H^32, [`KM`] loaded from the table.

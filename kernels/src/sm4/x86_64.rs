@@ -302,15 +302,6 @@ fn ctr_inputs(b: &mut B, x: &Ctx, w: Width, slots: usize) {
     b.bind(&done);
 }
 
-/// Byte-swaps each dword of `v` (zmm: the control in [`ZBSWAP`]).
-fn bswap(b: &mut B, x: &Ctx, w: Width, v: V) {
-    if w == Width::Z {
-        vshufb(b, w, v, v, ZBSWAP);
-    } else {
-        vshufb(b, w, v, v, rip(&x.c.bswap32));
-    }
-}
-
 /// One batch as `fill` says, on one group or two ([`by_groups`]).
 fn batch(b: &mut B, x: &Ctx, w: Width, fill: Fill) {
     by_groups(b, x.n, w, fill, &|b, fill, ngroups| batch_groups(b, x, w, fill, ngroups));
@@ -335,20 +326,12 @@ fn batch_groups(b: &mut B, x: &Ctx, w: Width, fill: Fill, ngroups: usize) {
             // Little-endian 128-bit counters: dword k is word 3-k.
             transpose(b, w, *g, [g[3], g[2], g[1], g[0]], TMP);
         } else {
-            for &v in g {
-                bswap(b, x, w, v);
-            }
-            transpose(b, w, *g, *g, TMP);
+            blocks_to_words(b, &x.c, w, &[*g]);
         }
     }
     rounds(b, &x.c, w, groups, x.rk);
     b.comment("Output words X35, X34, X33, X32: transpose back, byte-swap.");
-    for g in groups {
-        transpose(b, w, [g[3], g[2], g[1], g[0]], *g, TMP);
-        for &v in g {
-            bswap(b, x, w, v);
-        }
-    }
+    words_to_blocks(b, &x.c, w, groups);
     by_fill(b, x.n, nblk, fill, &|b, count| {
         let last = TMP[2].x();
         if x.mode.chains() {

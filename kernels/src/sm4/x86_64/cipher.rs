@@ -433,6 +433,37 @@ pub fn transpose(b: &mut B, w: Width, rows: [V; 4], out: [V; 4], t: [V; 3]) {
     }
 }
 
+/// Byte-swaps each dword of `v`: on zmm with the control in [`ZBSWAP`], narrower from the `bswap32` constant.
+pub fn bswap32(b: &mut B, c: &Consts, w: Width, v: V) {
+    if w == Width::Z {
+        vshufb(b, w, v, v, ZBSWAP);
+    } else {
+        vshufb(b, w, v, v, rip(&c.bswap32));
+    }
+}
+
+/// The blocks of `groups` (as loaded) into big-endian words, transposed: register j of a group then holds word
+/// j of its blocks.
+pub fn blocks_to_words(b: &mut B, c: &Consts, w: Width, groups: &[[V; 4]]) {
+    for g in groups {
+        for &v in g {
+            bswap32(b, c, w, v);
+        }
+        transpose(b, w, *g, *g, TMP);
+    }
+}
+
+/// The output words X35, X34, X33, X32 of `groups` back into blocks: transposed back and byte-swapped, a
+/// group's registers then holding its blocks in slot order.
+pub fn words_to_blocks(b: &mut B, c: &Consts, w: Width, groups: &[[V; 4]]) {
+    for g in groups {
+        transpose(b, w, [g[3], g[2], g[1], g[0]], *g, TMP);
+        for &v in g {
+            bswap32(b, c, w, v);
+        }
+    }
+}
+
 /// Encrypts the block in `v` (byte order as in memory) with the round keys at `rk`, one lane, 32 rounds.
 pub(crate) fn encrypt_one(b: &mut B, c: &Consts, rk: Gpr, v: V) {
     let g = GROUPS[0];

@@ -33,7 +33,7 @@ use super::roles::*;
 use super::set::Set;
 use super::width::*;
 use crate::ghash::x86_64::{absorb, absorb_few, combine, fold, Poly, Reduction};
-use crate::ghash::x86_64_avx512::{pair_of, reduce_into};
+use crate::ghash::x86_64_avx512::{group_products, pair_of, reduce_into, Group};
 use crate::ghash::{ext_h_offset, ext_hk};
 use crate::ghash::{h_offset, hk_offset, Flavour, AGGREGATE, BYTE_REVERSE, POLY};
 use crate::role::{self, Role};
@@ -212,14 +212,9 @@ fn iv_words(b: &mut B, x: &Ctx, w: Width, groups: &[[V; 4]], bswap: Src) {
 /// for `count` blocks.
 fn keystream_out(b: &mut B, x: &Ctx, w: Width, groups: &[[V; 4]], count: Count) {
     b.comment("Keystream X35, X34, X33, X32: transpose back, byte-swap; dst = src ^ keystream.");
-    for g in groups {
-        transpose(b, w, [g[3], g[2], g[1], g[0]], *g, TMP);
-        for &v in g {
-            vshufb(b, w, v, v, rip(&x.c.bswap32));
-        }
-    }
+    words_to_blocks(b, &x.c, w, groups);
     each_slot(b, w, 4 * groups.len(), count, &mut |b, s, half| {
-        let v = V(s as u8);
+        let v = slot_reg(s);
         let off = 16 * (s * w.blocks()) as i32;
         if w == Width::X || half {
             b.vpxor(v.x(), v.x(), mem(x.src, off));
@@ -561,18 +556,7 @@ fn batch_z(b: &mut B, x: &Ctx, z: &ZConsts, n: Gpr, blocks: usize, ghash: usize)
         }
     };
     rounds_z_hooked(b, &x.c, &groups, &mut hook);
-    b.comment("Keystream X35, X34, X33, X32: transpose back, byte-swap; dst = src ^ keystream.");
-    for g in &groups {
-        transpose(b, w, [g[3], g[2], g[1], g[0]], *g, TMP);
-        for &v in g {
-            vshufb(b, w, v, v, ZBSWAP);
-        }
-    }
-    for s in 0..blocks / 4 {
-        let v = slot_reg(s);
-        vxor(b, w, v, v, mem(x.src, 64 * s as i32));
-        vstore(b, w, mem(x.dst, 64 * s as i32), v);
-    }
+    keystream_out(b, x, w, &groups, Count::All);
     b.add(x.ctr, blocks as i32);
     b.sub(n, blocks as i32);
     b.add(x.src, 16 * blocks as i32);
@@ -604,41 +588,29 @@ fn ghash_reduce_z(b: &mut B, x: &Ctx, blocks: usize) {
 
 /// GHASH group `g` of `ngroups` (blocks `4g..4g + 3` at `gptr`, the state added to group 0's first) times
 /// `H^(4(ngroups - g))..H^(4(ngroups - g) - 3)` from the table's extension (power group `ngroups - 1 - g` of the
-/// zmm GHASH set's layout), Karatsuba products into [`Z_SUMS`] (group 0's written, the others added). The
-/// half-sums of a group inside the batch are one `vpxorq` against the data 8 bytes on, as the zmm GHASH kernel
-/// forms them.
+/// zmm GHASH set's layout), Karatsuba products into [`Z_SUMS`] (group 0's written, the others added): the zmm
+/// GHASH kernel's [`group_products`], the powers and half-sums read from the table where they are multiplied.
 fn ghash_group_z(b: &mut B, x: &Ctx, z: &ZConsts, g: usize, ngroups: usize) {
     let j = ngroups - 1 - g;
     b.comment(format_args!("GHASH: blocks {}..{} times H^{}..H^{}.", 4 * g, 4 * g + 3, 4 * j + 4, 4 * j + 1));
     let (hk, hk_sel) = ext_hk(pair_of(j));
-    let (h, hk) = (mem(x.htable, ext_h_offset(4 * j + 4)), mem(x.htable, hk));
-    let off = 64 * g as i32;
-    let in_batch = g != 0 && g + 1 != ngroups;
-    b.vmovdqu64(ZX.z(), mem(x.gptr, off));
-    let mut xs_sel = 0x00;
-    if in_batch {
-        b.vpxorq(ZXS.z(), ZX.z(), mem(x.gptr, off + 8));
-        b.vpshufb(ZXS.z(), ZXS.z(), rip(&z.rev));
-        xs_sel = 0x01;
-    }
-    b.vpshufb(ZX.z(), ZX.z(), rip(&z.rev));
-    if g == 0 {
-        b.vpxorq(ZX.z(), ZX.z(), ZS.z());
-    }
-    if !in_batch {
-        b.vpshufd(ZXS.z(), ZX.z(), 0x4e);
-        b.vpxorq(ZXS.z(), ZXS.z(), ZX.z());
-    }
+    let group = Group {
+        blocks: (x.gptr, 64 * g as i32),
+        in_batch: g != 0 && g + 1 != ngroups,
+        reverse: Some(rip(&z.rev).into()),
+        state: (g == 0).then_some(ZS.z()),
+        x: ZX.z(),
+        xs: ZXS.z(),
+    };
+    let powers = |b: &mut B| {
+        b.vmovdqu64(ZK.z(), mem(x.htable, ext_h_offset(4 * j + 4)));
+        ZK.z().into()
+    };
     let [lo, hi, mid] = Z_SUMS.map(|v| v.z());
-    b.vmovdqu64(ZK.z(), h);
     if g == 0 {
-        b.vpclmulqdq(lo, ZX.z(), ZK.z(), 0x00);
-        b.vpclmulqdq(hi, ZX.z(), ZK.z(), 0x11);
-        b.vpclmulqdq(mid, ZXS.z(), hk, hk_sel | xs_sel);
+        group_products(b, &group, powers, (mem(x.htable, hk).into(), hk_sel), [lo, hi, mid]);
     } else {
-        b.vpclmulqdq(ZT.z(), ZX.z(), ZK.z(), 0x00);
-        b.vpclmulqdq(ZX.z(), ZX.z(), ZK.z(), 0x11);
-        b.vpclmulqdq(ZXS.z(), ZXS.z(), hk, hk_sel | xs_sel);
+        group_products(b, &group, powers, (mem(x.htable, hk).into(), hk_sel), [ZT.z(), ZX.z(), ZXS.z()]);
         b.vpxorq(lo, lo, ZT.z());
         b.vpxorq(hi, hi, ZX.z());
         b.vpxorq(mid, mid, ZXS.z());

@@ -544,28 +544,11 @@ fn batch_in(b: &mut B, x: &Ctx, w: Width, fill: Fill, ngroups: usize) {
 /// back and byte-swap (zmm: three groups, the byte swap in [`ZBSWAP`]).
 fn batch_core(b: &mut B, x: &Ctx, w: Width, ngroups: usize) {
     let groups = &groups(ngroups)[..];
-    let bswap = |b: &mut B, v: V| {
-        if w == Width::Z {
-            vshufb(b, w, v, v, ZBSWAP);
-        } else {
-            vshufb(b, w, v, v, rip(&x.c.bswap32));
-        }
-    };
     b.comment("Big-endian words, transposed.");
-    for g in groups {
-        for &v in g {
-            bswap(b, v);
-        }
-        transpose(b, w, *g, *g, TMP);
-    }
+    blocks_to_words(b, &x.c, w, groups);
     rounds(b, &x.c, w, groups, x.rk);
     b.comment("Output words X35, X34, X33, X32: transpose back, byte-swap.");
-    for g in groups {
-        transpose(b, w, [g[3], g[2], g[1], g[0]], *g, TMP);
-        for &v in g {
-            bswap(b, v);
-        }
-    }
+    words_to_blocks(b, &x.c, w, groups);
 }
 
 /// A batch's outputs on the first `ngroups` groups: xor the tweaks parked in `dst` and store. A full ymm batch
