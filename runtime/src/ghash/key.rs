@@ -357,10 +357,11 @@ impl HashKey {
     }
 
     /// Whether a fused GCM call over `blocks` blocks finds its table without filling a whole one for a short
-    /// message: the key's set has no extension (the common part is cheap), or its whole table is filled, or
-    /// `blocks` is at least [`WHOLE_TABLE_BLOCKS`] (where GHASH itself would fill it).
+    /// message: the key's set has no extension (the common part is cheap), or GHASH itself would take the whole
+    /// table for that call ([`takes_full_table`]).
     pub(crate) fn fused_table_ready(&self, blocks: usize) -> bool {
-        self.kernels.init_base.is_none() || blocks >= WHOLE_TABLE_BLOCKS || self.levels().whole.filled()
+        let extended = self.kernels.init_base.is_some();
+        !extended || takes_full_table(self.levels(), extended, blocks)
     }
 
     /// Absorbs the whole blocks of `data` (its length a multiple of 16) into `state` with `update`, a kernel of
@@ -437,6 +438,14 @@ fn with_base_in<R>(
     f(levels.base(kernels.init_base.unwrap_or(kernels.init), h))
 }
 
+/// Whether a call of `blocks` blocks takes the key's full table (the whole one for a set with an extension,
+/// `extended`; the common part is all the others have): it is filled, or the call brings
+/// [`WHOLE_TABLE_BLOCKS`] or more. GHASH's calls and the fused GCM kernels' decide by it.
+fn takes_full_table(levels: &Levels, extended: bool, blocks: usize) -> bool {
+    let filled = if extended { levels.whole.filled() } else { levels.base.filled() };
+    filled || blocks >= WHOLE_TABLE_BLOCKS
+}
+
 /// [`HashKey::absorb_with`] on `levels`, the key `h` on `kernels`.
 fn absorb_in(
     kernels: &'static HashKernels,
@@ -457,11 +466,9 @@ fn absorb_in(
     if n == 0 {
         return;
     }
-    // The whole table, for a set with an extension (the common part is all the others have).
     let extended = kernels.init_base.is_some();
     let base_filled = levels.levels().base.filled();
-    let whole_filled = if extended { levels.levels().whole.filled() } else { base_filled };
-    if fixed || whole_filled || n >= WHOLE_TABLE_BLOCKS {
+    if fixed || takes_full_table(levels.levels(), extended, n) {
         if extended {
             call(levels.whole(kernels.init, h), data);
         } else {
