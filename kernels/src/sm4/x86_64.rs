@@ -320,17 +320,28 @@ fn batch_groups(b: &mut B, x: &Ctx, w: Width, fill: Fill, ngroups: usize) {
     } else {
         by_fill(b, x.n, nblk, fill, &|b, count| for_slots(b, x, w, slots, count, false, slot_in));
     }
-    b.comment("Big-endian words, transposed: register j of a group holds word j of its blocks.");
+    b.comment(if words_as_loaded(&x.c, w) {
+        "Words as loaded (the zmm rounds' byte order), transposed: register j of a group holds word j of its blocks."
+    } else {
+        "Big-endian words, transposed: register j of a group holds word j of its blocks."
+    });
     for g in groups {
         if x.mode == Mode::Ctr {
-            // Little-endian 128-bit counters: dword k is word 3-k.
+            // Little-endian 128-bit counters: dword k is word 3-k (big-endian: byte-swapped for the zmm rounds).
             transpose(b, w, *g, [g[3], g[2], g[1], g[0]], TMP);
+            for &v in g.iter().filter(|_| words_as_loaded(&x.c, w)) {
+                bswap32(b, &x.c, w, v);
+            }
         } else {
             blocks_to_words(b, &x.c, w, &[*g]);
         }
     }
     rounds(b, &x.c, w, groups, x.rk);
-    b.comment("Output words X35, X34, X33, X32: transpose back, byte-swap.");
+    b.comment(if words_as_loaded(&x.c, w) {
+        "Output words X35, X34, X33, X32: transpose back."
+    } else {
+        "Output words X35, X34, X33, X32: transpose back, byte-swap."
+    });
     words_to_blocks(b, &x.c, w, groups);
     by_fill(b, x.n, nblk, fill, &|b, count| {
         let last = TMP[2].x();

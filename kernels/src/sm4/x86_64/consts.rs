@@ -297,10 +297,11 @@ impl Consts {
             return;
         }
         let f = b.frame(128, 64);
-        b.comment("The round keys mapped into the GFNI domain, into the stack frame the zmm rounds read.");
+        b.comment("The round keys byte-swapped (the rounds hold the words as loaded) and mapped into the GFNI domain, into the stack frame the zmm rounds read.");
         for (half, t) in [V(8), V(9)].into_iter().enumerate() {
             let off = 64 * half as i32;
             b.vmovdqu64(t.z(), mem(rk, off));
+            b.vpshufb(t.z(), t.z(), ZBSWAP.z());
             vaffine(b, Width::Z, t, t, POST_HI, self.g().maps.key.c);
             b.vmovdqu64(f.at(off), t.z());
         }

@@ -192,16 +192,18 @@ fn counter_blocks(b: &mut B, x: &Ctx, w: Width, groups: &[[V; 4]]) {
     for (gi, g) in groups.iter().enumerate() {
         vaddd(b, w, g[3], base, rip(&x.inc[wi][gi]));
     }
-    iv_words(b, x, w, groups, rip(&x.c.bswap32).into());
+    iv_words(b, x, w, groups, Some(rip(&x.c.bswap32).into()));
 }
 
 /// X0..X2 of `groups`: the IV's words broadcast and byte-swapped (`bswap`, the dword byte swap's control) into
 /// the first group, copied to the others.
-fn iv_words(b: &mut B, x: &Ctx, w: Width, groups: &[[V; 4]], bswap: Src) {
+fn iv_words(b: &mut B, x: &Ctx, w: Width, groups: &[[V; 4]], bswap: Option<Src>) {
     for j in 0..3 {
         let v = groups[0][j];
         vbroadcast(b, w, v, mem(x.state, 4 * j as i32));
-        vshufb(b, w, v, v, bswap.clone());
+        if let Some(bswap) = &bswap {
+            vshufb(b, w, v, v, bswap.clone());
+        }
         for g in &groups[1..] {
             vmov(b, w, g[j], v);
         }
@@ -211,7 +213,11 @@ fn iv_words(b: &mut B, x: &Ctx, w: Width, groups: &[[V; 4]], bswap: Src) {
 /// The keystream words X35..X32 of `groups` transposed back and byte-swapped, then `dst = src ^ keystream`
 /// for `count` blocks.
 fn keystream_out(b: &mut B, x: &Ctx, w: Width, groups: &[[V; 4]], count: Count) {
-    b.comment("Keystream X35, X34, X33, X32: transpose back, byte-swap; dst = src ^ keystream.");
+    b.comment(if words_as_loaded(&x.c, w) {
+        "Keystream X35, X34, X33, X32: transpose back; dst = src ^ keystream."
+    } else {
+        "Keystream X35, X34, X33, X32: transpose back, byte-swap; dst = src ^ keystream."
+    });
     words_to_blocks(b, &x.c, w, groups);
     each_slot(b, w, 4 * groups.len(), count, &mut |b, s, half| {
         let v = slot_reg(s);
@@ -543,13 +549,16 @@ fn zmm_batches(b: &mut B, x: &Ctx, z: &ZConsts, n: Gpr, decrypt: bool) {
 fn batch_z(b: &mut B, x: &Ctx, z: &ZConsts, n: Gpr, blocks: usize, ghash: usize) {
     let w = Width::Z;
     let groups = groups(blocks / 16);
-    b.comment(format_args!("{blocks} counter blocks, transposed: X0..X2 = IV words (broadcast), X3 = counter + i."));
+    b.comment(format_args!(
+        "{blocks} counter blocks, transposed, their words as loaded: X0..X2 = IV words (broadcast), X3 = counter + i, byte-swapped."
+    ));
     b.mov(mem(x.state, 16), x.ctr.d());
     b.vpbroadcastd(TMP[0].z(), mem(x.state, 16));
     for (g, l) in groups.iter().zip(&z.inc) {
         vaddd(b, w, g[3], TMP[0], rip(l));
+        bswap32(b, &x.c, w, g[3]);
     }
-    iv_words(b, x, w, &groups, ZBSWAP.into());
+    iv_words(b, x, w, &groups, None);
     let mut hook = |b: &mut B, round: usize| {
         for g in (0..ghash / 4).filter(|&g| z_group_round(g) == round) {
             ghash_group_z(b, x, z, g, ghash / 4);

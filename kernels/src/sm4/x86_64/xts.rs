@@ -544,10 +544,19 @@ fn batch_in(b: &mut B, x: &Ctx, w: Width, fill: Fill, ngroups: usize) {
 /// back and byte-swap (zmm: three groups, the byte swap in [`ZBSWAP`]).
 fn batch_core(b: &mut B, x: &Ctx, w: Width, ngroups: usize) {
     let groups = &groups(ngroups)[..];
-    b.comment("Big-endian words, transposed.");
+    let loaded = words_as_loaded(&x.c, w);
+    b.comment(if loaded {
+        "Words as loaded (the zmm rounds' byte order), transposed."
+    } else {
+        "Big-endian words, transposed."
+    });
     blocks_to_words(b, &x.c, w, groups);
     rounds(b, &x.c, w, groups, x.rk);
-    b.comment("Output words X35, X34, X33, X32: transpose back, byte-swap.");
+    b.comment(if loaded {
+        "Output words X35, X34, X33, X32: transpose back."
+    } else {
+        "Output words X35, X34, X33, X32: transpose back, byte-swap."
+    });
     words_to_blocks(b, &x.c, w, groups);
 }
 
