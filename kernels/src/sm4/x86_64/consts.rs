@@ -35,6 +35,16 @@ pub fn ctr_add_z(b: &mut B) -> Label {
     b.constant("sm4_ctr_add48", 64, "counter increments k = 0..47 (low qword)", &bytes)
 }
 
+/// The offsets from a zmm batch's first counter block of the blocks whose words its transposed registers hold:
+/// dword `d` of lane `l` of group `g` is block `16g + 4d + l` (where [`words_to_blocks`](super::cipher::words_to_blocks)
+/// puts it), one constant per group. The CTR and GCM kernels add them to the counter's low word.
+pub fn counter_offsets_z(b: &mut B) -> [Label; 3] {
+    std::array::from_fn(|g| {
+        let dw: Vec<u8> = (0..16u32).flat_map(|k| (16 * g as u32 + 4 * (k % 4) + k / 4).to_le_bytes()).collect();
+        b.constant(&format!("sm4_ctr_offsets_z{g}"), 64, &format!("counter offsets, zmm group {g}"), &dw)
+    })
+}
+
 /// The bytes of the constants every S-box strategy shares: the counter increments k = 0..15 (as 128-bit
 /// little-endian lanes), FK and CK (little-endian words).
 fn counter_and_key_bytes() -> (Vec<u8>, Vec<u8>, Vec<u8>) {

@@ -441,7 +441,7 @@ const Z_ONE: usize = 16;
 
 /// The zmm batches' constants.
 struct ZConsts {
-    /// `inc32` offsets of the three groups: dword `d` of lane `l` of group `g` is block `16g + 4d + l`.
+    /// `inc32` offsets of the three groups ([`counter_offsets_z`]).
     inc: [Label; 3],
     /// GHASH's byte reversal in every lane.
     rev: Label,
@@ -449,10 +449,7 @@ struct ZConsts {
 
 impl ZConsts {
     fn new(b: &mut B) -> ZConsts {
-        let inc = std::array::from_fn(|g| {
-            let dw: Vec<u8> = (0..16u32).flat_map(|k| (16 * g as u32 + 4 * (k % 4) + k / 4).to_le_bytes()).collect();
-            b.constant(&format!("sm4_gcm_inc_z{g}"), 64, &format!("inc32 offsets, zmm group {g}"), &dw)
-        });
+        let inc = counter_offsets_z(b);
         let rev = b.constant(
             "byte_reverse_z",
             64,
