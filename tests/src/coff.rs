@@ -1,6 +1,6 @@
 //! COFF objects made by the Windows assemblers (mingw-w64 GNU as, nasm), read with mingw's binutils and
 //! llvm-readobj-19: a section's bytes, the global symbols, the unwind data decoded. Shared by the tests that
-//! compare objects (`tests/tests/nasm.rs`).
+//! compare objects (`tests/tests/nasm.rs`, `tests/tests/zmm_flavours.rs`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -33,6 +33,37 @@ pub fn gas(src: &Path, out: &Path) {
 /// Assembles `src` with `nasm -f win64` into `out`; warnings are errors (a listing must assemble cleanly).
 pub fn nasm(src: &Path, out: &Path) {
     crate::run(Command::new(NASM).args(["-f", "win64", "-Werror"]).arg(src).arg("-o").arg(out));
+}
+
+/// Prints function `f` as the mingw GNU as and the NASM listing (`here` the generator named in their headers),
+/// assembles each in scratch folder `scratch` (file, test) and asserts that its code starts with the JIT
+/// lowering's bytes of `f`.
+pub fn assert_flavours_give_the_jit_bytes(
+    f: asmgen::Function<asmgen::isa::x86_64::X86_64>,
+    here: &str,
+    (file, test): (&str, &str),
+) {
+    use asmgen::{emit, Listing, Target};
+    let image = asmgen::lower::lower(&[&f]).unwrap();
+    let jit = image.bytes[..image.code_len].to_vec();
+    let l = Listing { name: "t".into(), title: test.into(), functions: vec![f] };
+    let dir = scratch(file, test);
+    for (target, ext) in [(Target::X86_64_WINDOWS, "S"), (Target::X86_64_WINDOWS_NASM, "asm")] {
+        let src = dir.join(format!("t.{ext}"));
+        let text = if ext == "S" { emit::listing(target, &l, here) } else { emit::nasm::listing(target, &l, here) };
+        std::fs::write(&src, text.unwrap()).unwrap();
+        let obj = dir.join(format!("t.{ext}.obj"));
+        if ext == "S" {
+            gas(&src, &obj);
+        } else {
+            nasm(&src, &obj);
+        }
+        let code = section(&obj, ".text");
+        assert!(code.len() >= jit.len(), "{ext}: {} code bytes, the JIT {}", code.len(), jit.len());
+        let at = code.iter().zip(&jit).position(|(a, b)| a != b);
+        assert_eq!(at, None, "{ext}: the code differs from the JIT's at {at:?}");
+    }
+    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// The bytes of the sections of family `name` (`.text`: `.text` and every `.text$<function>`; `.rdata` and every

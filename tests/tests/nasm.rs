@@ -251,7 +251,7 @@ fn kernels_with_frames_lower_to_the_same_bytes_streamed() {
 #[test]
 fn nasm_and_gnu_as_give_the_jit_bytes_for_the_string_exchange_and_masked_store_entries() {
     use asmgen::isa::x86_64::{mem, regs::*, Gpr32, X86Feature, Zmm};
-    use asmgen::{emit, Abi, Builder, Label, Listing, Target};
+    use asmgen::{Abi, Builder, Label};
     if !cfg!(target_arch = "x86_64") || !tools("the string and exchange entries") {
         return;
     }
@@ -269,25 +269,5 @@ fn nasm_and_gnu_as_give_the_jit_bytes_for_the_string_exchange_and_masked_store_e
     b.vmovdqu8(mem(RSI, 64).mask(k(1)), Zmm(0)).vmovdqu8(mem(R9, -64).mask(k(7)), Zmm(31));
     b.vzeroupper();
     let f = b.finish().unwrap();
-    let image = asmgen::lower::lower(&[&f]).unwrap();
-    let jit = image.bytes[..image.code_len].to_vec();
-    let l = Listing { name: "t".into(), title: "gpr".into(), functions: vec![f] };
-    let dir = coff::scratch("nasm", "gpr_entries");
-    for (target, ext) in [(Target::X86_64_WINDOWS, "S"), (Target::X86_64_WINDOWS_NASM, "asm")] {
-        let src = dir.join(format!("t.{ext}"));
-        let here = "tests/tests/nasm.rs";
-        let text = if ext == "S" { emit::listing(target, &l, here) } else { emit::nasm::listing(target, &l, here) };
-        std::fs::write(&src, text.unwrap()).unwrap();
-        let obj = dir.join(format!("t.{ext}.obj"));
-        if ext == "S" {
-            coff::gas(&src, &obj);
-        } else {
-            coff::nasm(&src, &obj);
-        }
-        let code = coff::section(&obj, ".text");
-        assert!(code.len() >= jit.len(), "{ext}: {} code bytes, the JIT {}", code.len(), jit.len());
-        let at = code.iter().zip(&jit).position(|(a, b)| a != b);
-        assert_eq!(at, None, "{ext}: the code differs from the JIT's at {at:?}");
-    }
-    let _ = std::fs::remove_dir_all(dir);
+    coff::assert_flavours_give_the_jit_bytes(f, "tests/tests/nasm.rs", ("nasm", "gpr_entries"));
 }

@@ -5,7 +5,7 @@
 //! acceptance in `gen/tests/x86_64_builder.rs`.) Needs mingw binutils and NASM (`asmgen_tests::have_all`).
 
 use asmgen::isa::x86_64::{mem, mem_index, regs::*, Op, Operand, Size, X86Feature, OPS, X86_64};
-use asmgen::{emit, Abi, Builder, Listing, Target};
+use asmgen::{Abi, Builder};
 use asmgen_tests::coff::{self, GAS, NASM, OBJCOPY, OBJDUMP};
 
 /// The operands of instance `i` (0: low registers, 1: high registers, 2: memory where the entry takes it).
@@ -62,25 +62,5 @@ fn nasm_and_gnu_as_give_the_jit_bytes_for_the_zmm_entries() {
     if !cfg!(target_arch = "x86_64") || !asmgen_tests::have_all(&[NASM, GAS, OBJCOPY, OBJDUMP], "the zmm entries") {
         return;
     }
-    let f = zmm_function();
-    let image = asmgen::lower::lower(&[&f]).unwrap();
-    let jit = &image.bytes[..image.code_len];
-    let l = Listing { name: "t".into(), title: "zmm".into(), functions: vec![f] };
-    let dir = coff::scratch("zmm_flavours", "both");
-    for (target, ext) in [(Target::X86_64_WINDOWS, "S"), (Target::X86_64_WINDOWS_NASM, "asm")] {
-        let src = dir.join(format!("t.{ext}"));
-        let text = if ext == "S" { emit::listing(target, &l, HERE) } else { emit::nasm::listing(target, &l, HERE) };
-        std::fs::write(&src, text.unwrap()).unwrap();
-        let obj = dir.join(format!("t.{ext}.obj"));
-        if ext == "S" {
-            coff::gas(&src, &obj);
-        } else {
-            coff::nasm(&src, &obj);
-        }
-        let code = coff::section(&obj, ".text");
-        assert!(code.len() >= jit.len(), "{ext}: {} code bytes, the JIT {}", code.len(), jit.len());
-        let at = code.iter().zip(jit).position(|(a, b)| a != b);
-        assert_eq!(at, None, "{ext}: the code differs from the JIT's at {at:?}");
-    }
-    let _ = std::fs::remove_dir_all(dir);
+    coff::assert_flavours_give_the_jit_bytes(zmm_function(), HERE, ("zmm_flavours", "both"));
 }

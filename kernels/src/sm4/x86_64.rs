@@ -310,7 +310,7 @@ fn ctr_inputs(b: &mut B, x: &Ctx, w: Width, slots: usize) {
 /// the words as loaded ([`words_as_loaded`]). About 20 vector ops in place of 48 (GFNI: the counters'
 /// `vpaddq`, the transposition and its byte swaps).
 fn ctr_words_z(b: &mut B, x: &Ctx, groups: &[[V; 4]], offsets: &[asmgen::Label; 3], ready: &asmgen::Label) {
-    let general = b.label("ctr_words_general");
+    let general = b.label("ctr_carry32");
     let [block, low, _] = TMP;
     let loaded = words_as_loaded(&x.c, Width::Z);
     b.comment(if loaded {
