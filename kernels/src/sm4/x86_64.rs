@@ -334,6 +334,12 @@ fn ctr_words_z(b: &mut B, x: &Ctx, groups: &[[V; 4]], offsets: &[asmgen::Label; 
     }
     b.vpinsrq(block.x(), block.x(), RAX, 1);
     b.vshufi64x2(block.z(), block.z(), block.z(), 0x00);
+    if x.c.sbox == Sbox::Gfni {
+        b.comment(
+            "Into the GFNI domain (Y = M1*X on every byte): the counter block once for every group's X0..X2, each X3.",
+        );
+        vaffine(b, Width::Z, block, block, POST_HI, 0);
+    }
     b.vmovq(low.x(), x.lo);
     b.vshufi64x2(low.z(), low.z(), low.z(), 0x00);
     vshufd(b, Width::Z, low, low, 0x00);
@@ -342,6 +348,9 @@ fn ctr_words_z(b: &mut B, x: &Ctx, groups: &[[V; 4]], offsets: &[asmgen::Label; 
         vaddd(b, Width::Z, g[3], low, rip(l));
         if loaded {
             bswap32(b, &x.c, Width::Z, g[3]);
+        }
+        if x.c.sbox == Sbox::Gfni {
+            vaffine(b, Width::Z, g[3], g[3], POST_HI, 0);
         }
         for (&v, d) in g[..3].iter().zip(dword) {
             vshufd(b, Width::Z, v, block, 0x55 * d);
@@ -393,10 +402,15 @@ fn batch_groups(b: &mut B, x: &Ctx, w: Width, fill: Fill, ngroups: usize) {
             blocks_to_words(b, &x.c, w, &[*g]);
         }
     }
-    if let Some(words) = &words {
-        b.bind(words);
+    match &words {
+        Some(words) => {
+            // The fast path's words come into the GFNI domain on their own.
+            enter(b, &x.c, w, groups);
+            b.bind(words);
+            rounds_entered(b, &x.c, w, groups, x.rk);
+        }
+        None => rounds(b, &x.c, w, groups, x.rk),
     }
-    rounds(b, &x.c, w, groups, x.rk);
     b.comment(if words_as_loaded(&x.c, w) {
         "Output words X35, X34, X33, X32: transpose back."
     } else {

@@ -205,12 +205,7 @@ pub fn rounds(b: &mut B, c: &Consts, w: Width, groups: &[[V; 4]], rk: Gpr) {
         ));
     } else if w == Width::Z {
         enter(b, c, w, groups);
-        b.comment(format_args!(
-            "32 rounds on {} blocks: 7 x 4 unrolled rounds and 4 more; 10 vector ops per round and group \
-             (vpxorq, 3 vpternlogq, 3 vgf2p8affineinvqb, 3 vprold), plus the round key's vpbroadcastd (the keys \
-             mapped once per call).",
-            groups.len() * 4 * w.blocks(),
-        ));
+        return rounds_entered(b, c, w, groups, rk);
     } else {
         enter(b, c, w, groups);
         b.comment(format_args!(
@@ -239,6 +234,22 @@ pub fn rounds(b: &mut B, c: &Consts, w: Width, groups: &[[V; 4]], rk: Gpr) {
             }
         });
     }
+    leave(b, c, w, groups);
+}
+
+/// [`rounds`] on words already in the GFNI domain where the zmm GFNI rounds keep them (their [`enter`] done by
+/// the caller); [`rounds`] itself for the other sets.
+pub fn rounds_entered(b: &mut B, c: &Consts, w: Width, groups: &[[V; 4]], rk: Gpr) {
+    if w != Width::Z || c.sbox != Sbox::Gfni {
+        return rounds(b, c, w, groups, rk);
+    }
+    b.comment(format_args!(
+        "32 rounds on {} blocks: 7 x 4 unrolled rounds and 4 more; 10 vector ops per round and group (vpxorq, 3 \
+         vpternlogq, 3 vgf2p8affineinvqb, 3 vprold), plus the round key's vpbroadcastd (the keys mapped once per \
+         call).",
+        groups.len() * 4 * w.blocks(),
+    ));
+    rounds_z_gfni(b, c, groups);
     leave(b, c, w, groups);
 }
 
