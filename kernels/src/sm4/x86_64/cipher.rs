@@ -292,13 +292,13 @@ fn rounds_z_gfni(b: &mut B, c: &Consts, groups: &[[V; 4]]) {
     pass(b);
 }
 
-/// The 32 rounds of the zmm GFNI kernels on `groups`, into and out of the domain, unrolled (no loop, no
+/// The 32 rounds of the zmm GFNI kernels on `groups`, their words already in the domain (the caller forms them
+/// there), out of it at the end, unrolled (no loop, no
 /// pointer register), each round's key read from the frame of [`Consts::map_keys_z`], and `hook(b, r)` after
 /// round `r` (0..32), where a fused kernel puts its other work (GCM: the GHASH groups) among the rounds'
 /// chains.
 pub fn rounds_z_hooked(b: &mut B, c: &Consts, groups: &[[V; 4]], hook: &mut dyn FnMut(&mut B, usize)) {
     let w = Width::Z;
-    enter(b, c, w, groups);
     b.comment(format_args!(
         "32 rounds on {} blocks, unrolled; 10 vector ops per round and group (vpxorq, 3 vpternlogq, 3 \
          vgf2p8affineinvqb, 3 vprold), plus the round key's vpbroadcastd.",

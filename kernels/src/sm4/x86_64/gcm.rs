@@ -547,15 +547,23 @@ fn batch_z(b: &mut B, x: &Ctx, z: &ZConsts, n: Gpr, blocks: usize, ghash: usize)
     let w = Width::Z;
     let groups = groups(blocks / 16);
     b.comment(format_args!(
-        "{blocks} counter blocks, transposed, their words as loaded: X0..X2 = IV words (broadcast), X3 = counter + i, byte-swapped."
+        "{blocks} counter blocks, transposed, their words as loaded: X0..X2 = IV words (broadcast), X3 = counter + i, byte-swapped; each into the GFNI domain (Y = M1*X on every byte), X0..X2 once for every group."
     ));
     b.mov(mem(x.state, 16), x.ctr.d());
     b.vpbroadcastd(TMP[0].z(), mem(x.state, 16));
     for (g, l) in groups.iter().zip(&z.inc) {
         vaddd(b, w, g[3], TMP[0], rip(l));
         bswap32(b, &x.c, w, g[3]);
+        vaffine(b, w, g[3], g[3], POST_HI, 0);
     }
-    iv_words(b, x, w, &groups, None);
+    for j in 0..3 {
+        let v = groups[0][j];
+        vbroadcast(b, w, v, mem(x.state, 4 * j as i32));
+        vaffine(b, w, v, v, POST_HI, 0);
+        for g in &groups[1..] {
+            vmov(b, w, g[j], v);
+        }
+    }
     let mut hook = |b: &mut B, round: usize| {
         for g in (0..ghash / 4).filter(|&g| z_group_round(g) == round) {
             ghash_group_z(b, x, z, g, ghash / 4);
