@@ -331,77 +331,45 @@ const STREAMS: &[Stream] = &[
     Stream { what: "vpxorq zmm", per_iter: 12.0, run: xor_z },
 ];
 
-// The pipes the SM4 rounds fill: 6 GFNI and 6 vprold, alone and beside 4 of another instruction.
-stream!(
-    pipe_base,
-    "vgf2p8affineinvqb zmm16, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm17, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm18, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm19, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm20, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm21, zmm28, zmm29, 0",
-    "vprold zmm22, zmm28, 8",
-    "vprold zmm23, zmm28, 8",
-    "vprold zmm24, zmm28, 8",
-    "vprold zmm25, zmm28, 8",
-    "vprold zmm26, zmm28, 8",
-    "vprold zmm27, zmm28, 8",
-);
+/// Defines `unsafe fn $name(n)`: the pipes the SM4 rounds fill, 6 GFNI and 6 `vprold`, beside `$line`.
+macro_rules! pipe_stream {
+    ($name:ident $(, $line:literal)* $(,)?) => {
+        stream!(
+            $name,
+            "vgf2p8affineinvqb zmm16, zmm28, zmm29, 0",
+            "vgf2p8affineinvqb zmm17, zmm28, zmm29, 0",
+            "vgf2p8affineinvqb zmm18, zmm28, zmm29, 0",
+            "vgf2p8affineinvqb zmm19, zmm28, zmm29, 0",
+            "vgf2p8affineinvqb zmm20, zmm28, zmm29, 0",
+            "vgf2p8affineinvqb zmm21, zmm28, zmm29, 0",
+            "vprold zmm22, zmm28, 8",
+            "vprold zmm23, zmm28, 8",
+            "vprold zmm24, zmm28, 8",
+            "vprold zmm25, zmm28, 8",
+            "vprold zmm26, zmm28, 8",
+            "vprold zmm27, zmm28, 8",
+            $($line,)*
+        );
+    };
+}
 
-stream!(
+pipe_stream!(pipe_base);
+pipe_stream!(
     pipe_clmul,
-    "vgf2p8affineinvqb zmm16, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm17, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm18, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm19, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm20, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm21, zmm28, zmm29, 0",
-    "vprold zmm22, zmm28, 8",
-    "vprold zmm23, zmm28, 8",
-    "vprold zmm24, zmm28, 8",
-    "vprold zmm25, zmm28, 8",
-    "vprold zmm26, zmm28, 8",
-    "vprold zmm27, zmm28, 8",
     "vpclmulqdq zmm16, zmm28, zmm29, 0",
     "vpclmulqdq zmm17, zmm28, zmm29, 0",
     "vpclmulqdq zmm18, zmm28, zmm29, 0",
     "vpclmulqdq zmm19, zmm28, zmm29, 0",
 );
-
-stream!(
+pipe_stream!(
     pipe_shufb,
-    "vgf2p8affineinvqb zmm16, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm17, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm18, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm19, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm20, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm21, zmm28, zmm29, 0",
-    "vprold zmm22, zmm28, 8",
-    "vprold zmm23, zmm28, 8",
-    "vprold zmm24, zmm28, 8",
-    "vprold zmm25, zmm28, 8",
-    "vprold zmm26, zmm28, 8",
-    "vprold zmm27, zmm28, 8",
     "vpshufb zmm16, zmm28, zmm29",
     "vpshufb zmm17, zmm28, zmm29",
     "vpshufb zmm18, zmm28, zmm29",
     "vpshufb zmm19, zmm28, zmm29",
 );
-
-stream!(
+pipe_stream!(
     pipe_shift,
-    "vgf2p8affineinvqb zmm16, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm17, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm18, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm19, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm20, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm21, zmm28, zmm29, 0",
-    "vprold zmm22, zmm28, 8",
-    "vprold zmm23, zmm28, 8",
-    "vprold zmm24, zmm28, 8",
-    "vprold zmm25, zmm28, 8",
-    "vprold zmm26, zmm28, 8",
-    "vprold zmm27, zmm28, 8",
     "vpslldq zmm16, zmm28, 1",
     "vpslldq zmm17, zmm28, 1",
     "vpslldq zmm18, zmm28, 1",
