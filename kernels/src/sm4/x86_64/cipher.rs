@@ -293,10 +293,9 @@ fn rounds_z_gfni(b: &mut B, c: &Consts, groups: &[[V; 4]]) {
 }
 
 /// The 32 rounds of the zmm GFNI kernels on `groups`, their words already in the domain (the caller forms them
-/// there), out of it at the end, unrolled (no loop, no
-/// pointer register), each round's key read from the frame of [`Consts::map_keys_z`], and `hook(b, r)` after
-/// round `r` (0..32), where a fused kernel puts its other work (GCM: the GHASH groups) among the rounds'
-/// chains.
+/// there), out of it at the end, unrolled (no loop, no pointer register), each round's key read from the frame
+/// of [`Consts::map_keys_z`], and `hook(b, r)` after round `r` (0..32), where a fused kernel puts its other
+/// work (GCM: the GHASH groups) among the rounds' chains.
 pub fn rounds_z_hooked(b: &mut B, c: &Consts, groups: &[[V; 4]], hook: &mut dyn FnMut(&mut B, usize)) {
     let w = Width::Z;
     b.comment(format_args!(
@@ -451,7 +450,7 @@ pub fn transpose(b: &mut B, w: Width, rows: [V; 4], out: [V; 4], t: [V; 3]) {
 /// S-box output ([`round_gfni`]), and a bytewise map commutes with reversing a word's bytes, so the rounds on
 /// byte-reversed words are the same rounds with the rotations by 8 and 24 exchanged and the round keys
 /// byte-swapped (once per call, [`Consts::map_keys_z`]); the blocks then go into the rounds and out of them
-/// without a byte swap (24 `vpshufb` fewer per 48 blocks, on the pipes the rounds fill).
+/// without a byte swap (24 `vpshufb` fewer per 48 blocks).
 pub fn words_as_loaded(c: &Consts, w: Width) -> bool {
     w == Width::Z && c.sbox == Sbox::Gfni
 }
