@@ -295,12 +295,13 @@ impl Consts {
         }
     }
 
-    /// A zmm GFNI kernel's 32 round keys at `rk`, mapped into the GFNI domain (`M1·rk ^ c1` byte by byte: two
-    /// zmm maps cover all of them, in place), into a 128-byte stack frame, where the zmm rounds read them, one
+    /// A zmm GFNI kernel's 32 round keys at `rk`, byte-swapped (the zmm rounds hold the words as loaded,
+    /// [`words_as_loaded`](super::cipher::words_as_loaded)) and mapped into the GFNI domain (`M1·rk ^ c1` byte
+    /// by byte: two zmm maps cover all of them, in place), into a 128-byte stack frame, where the zmm rounds read them, one
     /// `vpbroadcastd` per round: no shuffle and no map in the rounds. The frame is 64-byte aligned, so r15
     /// points at it: the round loop walks a copy of r15, where a pointer taken from rsp would count as touching
     /// the return address and cost the listing its SHSTK bit. After [`Consts::load_tables`] on zmm
-    /// ([`POST_HI`] holds M1); clobbers zmm8 and zmm9. [`Consts::wipe_keys_z`] clears the frame. Nothing for a
+    /// ([`POST_HI`] holds M1, [`ZBSWAP`] the byte swap); clobbers zmm8 and zmm9. [`Consts::wipe_keys_z`] clears the frame. Nothing for a
     /// kernel of another width `w` or S-box: its rounds take their keys from `rk`.
     pub fn map_keys_z(&self, b: &mut B, w: Width, rk: Gpr) {
         if w != Width::Z || self.sbox != Sbox::Gfni {

@@ -192,25 +192,23 @@ fn counter_blocks(b: &mut B, x: &Ctx, w: Width, groups: &[[V; 4]]) {
     for (gi, g) in groups.iter().enumerate() {
         vaddd(b, w, g[3], base, rip(&x.inc[wi][gi]));
     }
-    iv_words(b, x, w, groups, Some(rip(&x.c.bswap32).into()));
+    iv_words(b, x, w, groups, rip(&x.c.bswap32).into());
 }
 
 /// X0..X2 of `groups`: the IV's words broadcast and byte-swapped (`bswap`, the dword byte swap's control) into
 /// the first group, copied to the others.
-fn iv_words(b: &mut B, x: &Ctx, w: Width, groups: &[[V; 4]], bswap: Option<Src>) {
+fn iv_words(b: &mut B, x: &Ctx, w: Width, groups: &[[V; 4]], bswap: Src) {
     for j in 0..3 {
         let v = groups[0][j];
         vbroadcast(b, w, v, mem(x.state, 4 * j as i32));
-        if let Some(bswap) = &bswap {
-            vshufb(b, w, v, v, bswap.clone());
-        }
+        vshufb(b, w, v, v, bswap.clone());
         for g in &groups[1..] {
             vmov(b, w, g[j], v);
         }
     }
 }
 
-/// The keystream words X35..X32 of `groups` transposed back and byte-swapped, then `dst = src ^ keystream`
+/// The keystream words X35..X32 of `groups` back into blocks ([`words_to_blocks`]), then `dst = src ^ keystream`
 /// for `count` blocks.
 fn keystream_out(b: &mut B, x: &Ctx, w: Width, groups: &[[V; 4]], count: Count) {
     b.comment(if words_as_loaded(&x.c, w) {

@@ -541,7 +541,7 @@ fn batch_in(b: &mut B, x: &Ctx, w: Width, fill: Fill, ngroups: usize) {
 }
 
 /// The cipher on the slots of a batch's first `ngroups` groups: byte-swap and transpose, 32 rounds, transpose
-/// back and byte-swap (zmm: three groups, the byte swap in [`ZBSWAP`]).
+/// back and byte-swap (zmm: three groups, the words as loaded: no byte swap).
 fn batch_core(b: &mut B, x: &Ctx, w: Width, ngroups: usize) {
     let groups = &groups(ngroups)[..];
     let loaded = words_as_loaded(&x.c, w);
