@@ -192,16 +192,16 @@ fn counter_blocks(b: &mut B, x: &Ctx, w: Width, groups: &[[V; 4]]) {
     for (gi, g) in groups.iter().enumerate() {
         vaddd(b, w, g[3], base, rip(&x.inc[wi][gi]));
     }
-    iv_words(b, x, w, groups, rip(&x.c.bswap32).into());
+    iv_words(b, x, w, groups, &|b, v| vshufb(b, w, v, v, rip(&x.c.bswap32)));
 }
 
-/// X0..X2 of `groups`: the IV's words broadcast and byte-swapped (`bswap`, the dword byte swap's control) into
-/// the first group, copied to the others.
-fn iv_words(b: &mut B, x: &Ctx, w: Width, groups: &[[V; 4]], bswap: Src) {
+/// X0..X2 of `groups`: the IV's words broadcast into the first group, made ready there by `ready` (a byte swap
+/// to big-endian, or on zmm the map into the GFNI domain of words as loaded), copied to the others.
+fn iv_words(b: &mut B, x: &Ctx, w: Width, groups: &[[V; 4]], ready: &dyn Fn(&mut B, V)) {
     for j in 0..3 {
         let v = groups[0][j];
         vbroadcast(b, w, v, mem(x.state, 4 * j as i32));
-        vshufb(b, w, v, v, bswap.clone());
+        ready(b, v);
         for g in &groups[1..] {
             vmov(b, w, g[j], v);
         }
@@ -554,14 +554,7 @@ fn batch_z(b: &mut B, x: &Ctx, z: &ZConsts, n: Gpr, blocks: usize, ghash: usize)
         bswap32(b, &x.c, w, g[3]);
         vaffine(b, w, g[3], g[3], POST_HI, 0);
     }
-    for j in 0..3 {
-        let v = groups[0][j];
-        vbroadcast(b, w, v, mem(x.state, 4 * j as i32));
-        vaffine(b, w, v, v, POST_HI, 0);
-        for g in &groups[1..] {
-            vmov(b, w, g[j], v);
-        }
-    }
+    iv_words(b, x, w, &groups, &|b, v| vaffine(b, w, v, v, POST_HI, 0));
     let mut hook = |b: &mut B, round: usize| {
         for g in (0..ghash / 4).filter(|&g| z_group_round(g) == round) {
             ghash_group_z(b, x, z, g, ghash / 4);
