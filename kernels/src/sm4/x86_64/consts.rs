@@ -36,8 +36,9 @@ pub fn ctr_add_z(b: &mut B) -> Label {
 }
 
 /// The offsets from a zmm batch's first counter block of the blocks whose words its transposed registers hold:
-/// dword `d` of lane `l` of group `g` is block `16g + 4d + l` (where [`words_to_blocks`](super::cipher::words_to_blocks)
-/// puts it), one constant per group. The CTR and GCM kernels add them to the counter's low word.
+/// dword `d` of lane `l` of group `g` is block `16g + 4d + l` (where
+/// [`words_to_blocks`](super::cipher::words_to_blocks) puts it), one constant per group. The CTR and GCM kernels
+/// add them to the counter's low word.
 pub fn counter_offsets_z(b: &mut B) -> [Label; 3] {
     std::array::from_fn(|g| {
         let dw: Vec<u8> = (0..16u32).flat_map(|k| (16 * g as u32 + 4 * (k % 4) + k / 4).to_le_bytes()).collect();
@@ -297,12 +298,12 @@ impl Consts {
 
     /// A zmm GFNI kernel's 32 round keys at `rk`, byte-swapped (the zmm rounds hold the words as loaded,
     /// [`words_as_loaded`](super::cipher::words_as_loaded)) and mapped into the GFNI domain (`M1·rk ^ c1` byte
-    /// by byte: two zmm maps cover all of them, in place), into a 128-byte stack frame, where the zmm rounds read them, one
-    /// `vpbroadcastd` per round: no shuffle and no map in the rounds. The frame is 64-byte aligned, so r15
-    /// points at it: the round loop walks a copy of r15, where a pointer taken from rsp would count as touching
-    /// the return address and cost the listing its SHSTK bit. After [`Consts::load_tables`] on zmm
-    /// ([`POST_HI`] holds M1, [`ZBSWAP`] the byte swap); clobbers zmm8 and zmm9. [`Consts::wipe_keys_z`] clears the frame. Nothing for a
-    /// kernel of another width `w` or S-box: its rounds take their keys from `rk`.
+    /// by byte: two zmm maps cover all of them, in place), into a 128-byte stack frame, where the zmm rounds read
+    /// them, one `vpbroadcastd` per round: no shuffle and no map in the rounds. The frame is 64-byte aligned, so
+    /// r15 points at it: the round loop walks a copy of r15, where a pointer taken from rsp would count as
+    /// touching the return address and cost the listing its SHSTK bit. After [`Consts::load_tables`] on zmm
+    /// ([`POST_HI`] holds M1, [`ZBSWAP`] the byte swap); clobbers zmm8 and zmm9. [`Consts::wipe_keys_z`] clears
+    /// the frame. Nothing for a kernel of another width `w` or S-box: its rounds take their keys from `rk`.
     pub fn map_keys_z(&self, b: &mut B, w: Width, rk: Gpr) {
         if w != Width::Z || self.sbox != Sbox::Gfni {
             return;
