@@ -144,14 +144,16 @@ impl Sm4Ccm {
         let full = buf.len() / 16 * 16;
         let (blocks, rest) = plain.split_at_mut(full);
         self.blocks(false, blocks, &mut ctr, &mut mac);
+        // The tag mask E(A0) and the partial last block's keystream from one call.
+        let ks = self.keys.encrypt_pair(&a0, (!rest.is_empty()).then_some(&ctr));
         if !rest.is_empty() {
-            let ks = Zeroizing::new(self.keys.encrypt_block(&ctr));
-            xor_into(rest, &ks[..]);
+            xor_into(rest, &ks[16..16 + rest.len()]);
             let mut last = Zeroizing::new([0u8; 16]);
             last[..rest.len()].copy_from_slice(rest);
             self.keys.cbc_mac(&mut mac, &last[..]);
         }
-        let mut t = self.keys.encrypt_block(&a0);
+        let mut t = [0u8; 16];
+        t.copy_from_slice(&ks[..16]);
         xor_into(&mut t, &mac);
         if !ct_eq(&t[..tag.len()], tag) {
             return Err(Error::TagMismatch);

@@ -11,7 +11,8 @@ use zeroize::Zeroizing;
 /// path, others are hashed with GHASH). A failed decryption leaves the buffer as it was: on the fused path
 /// ([`GcmPath`]) it decrypts and hashes in one pass and, on a bad tag, applies the same keystream again; on
 /// the composed path it checks the tag (a GHASH pass) before it decrypts (CTR). Messages of at most 112 bytes
-/// get their keystream and `E(J0)` from one ECB call, the tag checked before the buffer is written.
+/// get their keystream and `E(J0)` from one ECB call, the tag checked before the buffer is written; longer
+/// ones get `E(J0)` and a partial last block's keystream from one (two blocks in one block's latency).
 ///
 /// The counter is GCM's: `inc32` of J0, the low 32 bits wrapping to 0 without carrying into the rest. With
 /// a 12-byte nonce J0's low word is 1, so no message reaches the wrap; other nonce lengths give an arbitrary
@@ -82,7 +83,7 @@ const GCM_MAX_BYTES: u64 = (1 << 36) - 32;
 
 /// Messages of at most this many bytes take [`Sm4Gcm::short_keystream`]: their counter blocks and `J0` in one
 /// ECB call of at most 8 blocks (one batch of the SIMD kernels: one chain of 32 rounds) instead of the fused
-/// kernel, a separate block for a partial tail and another for the tag's `E(J0)`.
+/// kernel and then `E(J0)` with a partial tail's keystream block.
 const SHORT_BYTES: usize = 112;
 
 /// The chunk the composed encryption (no fused kernel) runs CTR and then GHASH over, while it is in L1: 288
@@ -233,20 +234,15 @@ impl Sm4Gcm {
     }
 
     fn inc32(b: &[u8; 16]) -> [u8; 16] {
+        Self::add32(b, 1)
+    }
+
+    /// `inc32` applied `k` times (the counter of block `k` after `b`).
+    fn add32(b: &[u8; 16], k: usize) -> [u8; 16] {
         let mut r = *b;
-        let c = u32::from_be_bytes([b[12], b[13], b[14], b[15]]).wrapping_add(1);
+        let c = u32::from_be_bytes([b[12], b[13], b[14], b[15]]).wrapping_add(k as u32);
         r[12..].copy_from_slice(&c.to_be_bytes());
         r
-    }
-
-    /// The keystream for the trailing partial block at counter `ctr`, applied to `rest`.
-    fn tail(&self, ctr: &[u8; 16], rest: &mut [u8]) {
-        let ks = Zeroizing::new(self.keys.encrypt_block(ctr));
-        xor_into(rest, &ks[..]);
-    }
-
-    fn tag(&self, j0: &[u8; 16], state: &[u8; 16]) -> [u8; 16] {
-        Self::tag_from(&self.keys.encrypt_block(j0), state)
     }
 
     /// For a message of `len <= SHORT_BYTES` bytes: its keystream (`E(inc32^i(J0))`, `i = 1..`, one block per
@@ -298,12 +294,13 @@ impl Sm4Gcm {
                 }
             }
         }
+        let ks = self.keys.encrypt_pair(&j0, (!rest.is_empty()).then_some(&ctr));
         if !rest.is_empty() {
-            self.tail(&ctr, rest);
+            xor_into(rest, &ks[16..16 + rest.len()]);
             self.ghash_padded(&mut s, rest);
         }
         self.lengths(&mut s, aad.len(), buf.len());
-        Ok(self.tag(&j0, &s))
+        Ok(Self::tag_from(&ks[..16], &s))
     }
 
     /// A fused kernel (gcm_enc or gcm_dec) over the whole blocks `blocks` in place, continuing counter `ctr` and
@@ -366,15 +363,14 @@ impl Sm4Gcm {
         self.run_fused(f, blocks, &mut ctr, &mut s);
         self.ghash_padded(&mut s, rest);
         self.lengths(&mut s, aad_len, len);
-        if !ct_eq(&self.tag(j0, &s), tag) {
+        let ks = self.keys.encrypt_pair(j0, (!rest.is_empty()).then_some(&ctr));
+        if !ct_eq(&Self::tag_from(&ks[..16], &s), tag) {
             // Restore the ciphertext: CTR is its own inverse (ctr32 splits the 128-bit CTR kernel at the wrap).
             let mut c = ctr0;
             self.keys.ctr32(&mut c, blocks);
             return Err(Error::TagMismatch);
         }
-        if !rest.is_empty() {
-            self.tail(&ctr, rest);
-        }
+        xor_into(rest, &ks[16..16 + rest.len()]);
         Ok(())
     }
 
@@ -389,17 +385,17 @@ impl Sm4Gcm {
     ) -> Result<(), Error> {
         self.ghash_padded(&mut s, buf);
         self.lengths(&mut s, aad_len, buf.len());
-        if !ct_eq(&self.tag(j0, &s), tag) {
+        let full = buf.len() / 16 * 16;
+        let tail_ctr = Self::add32(j0, 1 + full / 16);
+        let ks = self.keys.encrypt_pair(j0, (full < buf.len()).then_some(&tail_ctr));
+        if !ct_eq(&Self::tag_from(&ks[..16], &s), tag) {
             return Err(Error::TagMismatch);
         }
         let mut ctr = Self::inc32(j0);
-        let full = buf.len() / 16 * 16;
         let (blocks, rest) = buf.split_at_mut(full);
         // The tag is already checked, so this pass needs no GHASH: plain CTR with inc32.
         self.keys.ctr32(&mut ctr, blocks);
-        if !rest.is_empty() {
-            self.tail(&ctr, rest);
-        }
+        xor_into(rest, &ks[16..16 + rest.len()]);
         Ok(())
     }
 }

@@ -3,6 +3,7 @@
 
 use super::dispatch::{self, Sm4Kernels};
 use crate::Error;
+use zeroize::Zeroizing;
 
 /// 32 round keys as the kernels take them: little-endian 32-bit words, 128 bytes.
 #[derive(Clone)]
@@ -79,6 +80,23 @@ impl Keys {
         let mut b = *block;
         self.ecb(&mut b, false);
         b
+    }
+
+    /// `E(first)` (bytes 0..16) and, where given, `E(second)` (bytes 16..32), from one ECB call: the two blocks
+    /// go through the rounds side by side, in one block's latency (on Zen 4 a second call cost another ~350
+    /// cycles). For a mode's tag mask together with the keystream of a message's partial last block.
+    pub(super) fn encrypt_pair(&self, first: &[u8; 16], second: Option<&[u8; 16]>) -> Zeroizing<[u8; 32]> {
+        let mut out = Zeroizing::new([0u8; 32]);
+        out[..16].copy_from_slice(first);
+        let n = match second {
+            Some(b) => {
+                out[16..].copy_from_slice(b);
+                32
+            }
+            None => 16,
+        };
+        self.ecb(&mut out[..n], false);
+        out
     }
 
     /// A chaining kernel (`f(rk, dst, src, n, state)`) over whole blocks of `buf` in place.

@@ -161,9 +161,10 @@ impl Sm4Xcbc {
 
     fn on(k: &'static Sm4Kernels, key: &[u8; 16]) -> Sm4Xcbc {
         let keys = Keys::new(k, key);
-        let k1 = Zeroizing::new(keys.encrypt_block(&[1; 16]));
-        let k2 = Zeroizing::new(keys.encrypt_block(&[2; 16]));
-        let k3 = Zeroizing::new(keys.encrypt_block(&[3; 16]));
+        // K1, K2, K3 = E(0x01..), E(0x02..), E(0x03..), from one ECB call.
+        let mut derived = Zeroizing::new([[1u8; 16], [2; 16], [3; 16]]);
+        keys.ecb(derived.as_flattened_mut(), false);
+        let [k1, k2, k3] = (*derived).map(Zeroizing::new);
         Sm4Xcbc { core: MacCore::new(Keys::new(k, &k1)), k2, k3 }
     }
 
