@@ -101,7 +101,8 @@ static void detect(void) {
     sets[2].have = avx2 && __builtin_cpu_supports("vaes");
     sets[3].have = sets[2].have && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
     sets[4].have = avx2 && __builtin_cpu_supports("vpclmulqdq") && __builtin_cpu_supports("gfni");
-    sets[5].have = sets[4].have && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+    sets[5].have = sets[4].have && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                   __builtin_cpu_supports("bmi2");
 }
 #elif defined(__aarch64__)
 #include <sys/auxv.h>

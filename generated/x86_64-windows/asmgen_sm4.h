@@ -65,7 +65,7 @@ void asmgen_sm4_ecb_avx2(const uint8_t *rk, uint8_t *dst, const uint8_t *src, si
 void asmgen_sm4_ecb_gfni(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
 /* requires AES, AVX, AVX2, VAES */
 void asmgen_sm4_ecb_vaes(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
-/* requires AVX, AVX2, GFNI, AVX512F, AVX512BW */
+/* requires AVX, AVX2, BMI2, GFNI, AVX512F, AVX512BW */
 void asmgen_sm4_ecb_gfni512(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
 /* requires AES, AVX, AVX2, VAES, AVX512F, AVX512BW */
 void asmgen_sm4_ecb_vaes512(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks);
@@ -83,7 +83,7 @@ void asmgen_sm4_ctr_avx2(const uint8_t *rk, uint8_t *dst, const uint8_t *src, si
 void asmgen_sm4_ctr_gfni(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr);
 /* requires AES, AVX, AVX2, VAES */
 void asmgen_sm4_ctr_vaes(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr);
-/* requires AVX, AVX2, GFNI, AVX512F, AVX512BW */
+/* requires AVX, AVX2, BMI2, GFNI, AVX512F, AVX512BW */
 void asmgen_sm4_ctr_gfni512(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr);
 /* requires AES, AVX, AVX2, VAES, AVX512F, AVX512BW */
 void asmgen_sm4_ctr_vaes512(const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *ctr);
@@ -109,7 +109,7 @@ void asmgen_sm4_cbc_dec_avx2(const uint8_t *rk_dec, uint8_t *dst, const uint8_t 
 void asmgen_sm4_cbc_dec_gfni(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 /* requires AES, AVX, AVX2, VAES */
 void asmgen_sm4_cbc_dec_vaes(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
-/* requires AVX, AVX2, GFNI, AVX512F, AVX512BW */
+/* requires AVX, AVX2, BMI2, GFNI, AVX512F, AVX512BW */
 void asmgen_sm4_cbc_dec_gfni512(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 /* requires AES, AVX, AVX2, VAES, AVX512F, AVX512BW */
 void asmgen_sm4_cbc_dec_vaes512(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
@@ -135,7 +135,7 @@ void asmgen_sm4_cfb_dec_avx2(const uint8_t *rk_enc, uint8_t *dst, const uint8_t 
 void asmgen_sm4_cfb_dec_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 /* requires AES, AVX, AVX2, VAES */
 void asmgen_sm4_cfb_dec_vaes(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
-/* requires AVX, AVX2, GFNI, AVX512F, AVX512BW */
+/* requires AVX, AVX2, BMI2, GFNI, AVX512F, AVX512BW */
 void asmgen_sm4_cfb_dec_gfni512(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
 /* requires AES, AVX, AVX2, VAES, AVX512F, AVX512BW */
 void asmgen_sm4_cfb_dec_vaes512(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *iv);
@@ -360,7 +360,7 @@ void asmgen_sm4_ccm_dec_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t 
  * same set (a set's round keys and tables suit its own functions).
  *
  * x86_64-gfni-avx512: GFNI + AVX-512: the batch modes, XTS and GCM on zmm (vprold, vpternlogq; XTS tweaks and GHASH by vpclmulqdq), 48 blocks in flight; the rest is the GFNI + AVX2 set's.
- *   requires PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW
+ *   requires PCLMULQDQ, AVX, AVX2, BMI2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW
  *   expand_key         asmgen_sm4_expand_key_gfni
  *   ecb                asmgen_sm4_ecb_gfni512
  *   ctr                asmgen_sm4_ctr_gfni512

@@ -166,13 +166,13 @@ extern "C" {
     pub fn asmgen_sm4_ccm_enc_gfni(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, ctr: *mut u8, mac: *mut u8);
     /// `asmgen_sm4_ccm_dec_gfni` (sm4.S): requires AVX, GFNI.
     pub fn asmgen_sm4_ccm_dec_gfni(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, ctr: *mut u8, mac: *mut u8);
-    /// `asmgen_sm4_ecb_gfni512` (sm4.S): requires AVX, AVX2, GFNI, AVX512F, AVX512BW.
+    /// `asmgen_sm4_ecb_gfni512` (sm4.S): requires AVX, AVX2, BMI2, GFNI, AVX512F, AVX512BW.
     pub fn asmgen_sm4_ecb_gfni512(rk: *const u8, dst: *mut u8, src: *const u8, nblocks: usize);
-    /// `asmgen_sm4_ctr_gfni512` (sm4.S): requires AVX, AVX2, GFNI, AVX512F, AVX512BW.
+    /// `asmgen_sm4_ctr_gfni512` (sm4.S): requires AVX, AVX2, BMI2, GFNI, AVX512F, AVX512BW.
     pub fn asmgen_sm4_ctr_gfni512(rk: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, ctr: *mut u8);
-    /// `asmgen_sm4_cbc_dec_gfni512` (sm4.S): requires AVX, AVX2, GFNI, AVX512F, AVX512BW.
+    /// `asmgen_sm4_cbc_dec_gfni512` (sm4.S): requires AVX, AVX2, BMI2, GFNI, AVX512F, AVX512BW.
     pub fn asmgen_sm4_cbc_dec_gfni512(rk_dec: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
-    /// `asmgen_sm4_cfb_dec_gfni512` (sm4.S): requires AVX, AVX2, GFNI, AVX512F, AVX512BW.
+    /// `asmgen_sm4_cfb_dec_gfni512` (sm4.S): requires AVX, AVX2, BMI2, GFNI, AVX512F, AVX512BW.
     pub fn asmgen_sm4_cfb_dec_gfni512(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
     /// `asmgen_sm4_xts_enc_ieee_gfni512` (sm4.S): requires AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW.
     pub fn asmgen_sm4_xts_enc_ieee_gfni512(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
@@ -305,7 +305,7 @@ pub const SETS: &[KernelSet] = &[
     KernelSet {
         name: "x86_64-gfni-avx512",
         listing: "sm4",
-        features: &["PCLMULQDQ", "AVX", "AVX2", "VPCLMULQDQ", "GFNI", "AVX512F", "AVX512BW"],
+        features: &["PCLMULQDQ", "AVX", "AVX2", "BMI2", "VPCLMULQDQ", "GFNI", "AVX512F", "AVX512BW"],
         kernels: &[
             Kernel { role: "expand_key", symbol: "asmgen_sm4_expand_key_gfni", entry: asmgen_sm4_expand_key_gfni as *const () },
             Kernel { role: "ecb", symbol: "asmgen_sm4_ecb_gfni512", entry: asmgen_sm4_ecb_gfni512 as *const () },

@@ -38,6 +38,7 @@ fn detected(feature: &str) -> bool {
         "avx512f" => d!("avx512f"),
         "avx512bw" => d!("avx512bw"),
         "avx512vl" => d!("avx512vl"),
+        "bmi2" => d!("bmi2"),
         _ => false,
     }
 }

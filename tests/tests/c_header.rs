@@ -150,6 +150,7 @@ fn cpu_name(feature: &str) -> &'static str {
         ("SSE4.1", "sse4.1"),
         ("AVX512F", "avx512f"),
         ("AVX512BW", "avx512bw"),
+        ("BMI2", "bmi2"),
         ("AVX512VL", "avx512vl"),
     ];
     NAMES.iter().find(|(n, _)| *n == feature).unwrap_or_else(|| panic!("no cpu name for {feature}")).1

@@ -111,24 +111,34 @@ impl Ctx {
         }
     }
 
-    /// Loads slot `s` (blocks `s*bps ..`) as the cipher's input; `half`: only its first block.
-    fn slot_in(&self, b: &mut B, w: Width, s: usize, half: bool) {
+    /// Loads slot `s` (blocks `s*bps ..`, as many as `part` says) as the cipher's input.
+    fn slot_in(&self, b: &mut B, w: Width, s: usize, part: Slot) {
         let k = if self.mode == Mode::CfbDec { Blk::Prev } else { Blk::Cur };
         let i = s * w.blocks();
         if w == Width::Z {
-            assert!(!half, "zmm batches are full");
-            self.load_quad(b, slot_reg(s), k, i);
+            if part == Slot::Masked {
+                self.load_masked(b, slot_reg(s), k, i);
+            } else {
+                self.load_quad(b, slot_reg(s), k, i);
+            }
             return;
         }
-        if w == Width::X || half {
+        if w == Width::X || part == Slot::Half {
             b.vmovdqu(V(s as u8).x(), self.addr(k, i));
         } else {
             self.load_pair(b, V(s as u8), k, i);
         }
     }
 
-    /// Finishes slot `s`: xors the mode's mask and stores.
-    fn slot_out(&self, b: &mut B, w: Width, s: usize, half: bool) {
+    /// Blocks `i ..` of kind `k` under [`SLOT_MASK`] into the zmm `d`, the rest of it zero (a partly filled
+    /// slot, never the first: the IV case does not arise).
+    fn load_masked(&self, b: &mut B, d: V, k: Blk, i: usize) {
+        assert!(i > 0, "a batch's first slot is full");
+        b.vmovdqu8(d.z().maskz(SLOT_MASK), self.addr(k, i));
+    }
+
+    /// Finishes slot `s` (as many blocks as `part` says): xors the mode's mask and stores.
+    fn slot_out(&self, b: &mut B, w: Width, s: usize, part: Slot) {
         let v = slot_reg(s);
         let i = s * w.blocks();
         let mask = match self.mode {
@@ -136,8 +146,15 @@ impl Ctx {
             Mode::Ctr | Mode::CfbDec => Some(Blk::Cur),
             Mode::CbcDec => Some(Blk::Prev),
         };
+        if w == Width::Z && part == Slot::Masked {
+            if let Some(k) = mask {
+                self.load_masked(b, TMP[1], k, i);
+                b.vpxorq(v.z(), v.z(), TMP[1].z());
+            }
+            b.vmovdqu8(mem(self.dst, 16 * i as i32).mask(SLOT_MASK), v.z());
+            return;
+        }
         if w == Width::Z {
-            assert!(!half, "zmm batches are full");
             match mask {
                 Some(Blk::Prev) if i == 0 => {
                     self.load_quad(b, TMP[1], Blk::Prev, 0);
@@ -151,7 +168,7 @@ impl Ctx {
             b.vmovdqu64(mem(self.dst, 16 * i as i32), v.z());
             return;
         }
-        if w == Width::X || half {
+        if w == Width::X || part == Slot::Half {
             if let Some(k) = mask {
                 b.vpxor(v.x(), v.x(), self.addr(k, i));
             }
@@ -173,8 +190,9 @@ impl Ctx {
 }
 
 /// Emits `f` for every slot of a batch that holds blocks: all (`Count::All`), those holding blocks `< k`
-/// (`Known`), or those holding blocks `< n` behind branches on `n` (`Reg`); a ymm slot holding only one
-/// block gets `f(.., half = true)`. `rev`: last slot first.
+/// (`Known`), or those holding blocks `< n` behind branches on `n` (`Reg`); a slot the count fills partly is
+/// a ymm slot's [`Slot::Half`] or a zmm slot's [`Slot::Masked`] (its opmask set first: [`set_slot_mask`]).
+/// `rev`: last slot first.
 fn for_slots(
     b: &mut B,
     x: &Ctx,
@@ -182,24 +200,24 @@ fn for_slots(
     slots: usize,
     count: Count,
     rev: bool,
-    f: fn(&Ctx, &mut B, Width, usize, bool),
+    f: fn(&Ctx, &mut B, Width, usize, Slot),
 ) {
     let bps = w.blocks();
     let order: Vec<usize> = if rev { (0..slots).rev().collect() } else { (0..slots).collect() };
     let n = match count {
         Count::All => {
             for s in order {
-                f(x, b, w, s, false);
+                f(x, b, w, s, Slot::Full);
             }
             return;
         }
-        Count::Known(k) => {
-            let mut known: Vec<(usize, bool)> = Count::known_slots(k, bps).collect();
+        Count::Known(_) => {
+            let mut known = Count::known_slots_masked(b, count, bps);
             if rev {
                 known.reverse();
             }
-            for (s, half) in known {
-                f(x, b, w, s, half);
+            for (s, part) in known {
+                f(x, b, w, s, part);
             }
             return;
         }
@@ -207,32 +225,41 @@ fn for_slots(
     };
     let done = b.label("slots_done");
     for s in order {
+        if s < always_full(bps) {
+            f(x, b, w, s, Slot::Full);
+            continue;
+        }
         let next = b.label("slot_next");
         if s > 0 {
             b.cmp(n, (s * bps) as i32 + 1);
             b.jb(if rev { &next } else { &done });
         }
-        if bps == 2 {
-            let half = b.label("slot_half");
-            b.cmp(n, (s * bps) as i32 + 2);
-            b.jb(&half);
-            f(x, b, w, s, false);
+        if bps > 1 {
+            let part = b.label(if bps == 2 { "slot_half" } else { "slot_part" });
+            b.cmp(n, ((s + 1) * bps) as i32);
+            b.jb(&part);
+            f(x, b, w, s, Slot::Full);
             b.jmp(&next);
-            b.bind(&half);
-            f(x, b, w, s, true);
+            b.bind(&part);
+            if bps == 2 {
+                f(x, b, w, s, Slot::Half);
+            } else {
+                set_slot_mask(b, s, count);
+                f(x, b, w, s, Slot::Masked);
+            }
         } else {
-            f(x, b, w, s, false);
+            f(x, b, w, s, Slot::Full);
         }
         b.bind(&next);
     }
     b.bind(&done);
 }
 
-fn slot_in(x: &Ctx, b: &mut B, w: Width, s: usize, half: bool) {
-    x.slot_in(b, w, s, half)
+fn slot_in(x: &Ctx, b: &mut B, w: Width, s: usize, part: Slot) {
+    x.slot_in(b, w, s, part)
 }
-fn slot_out(x: &Ctx, b: &mut B, w: Width, s: usize, half: bool) {
-    x.slot_out(b, w, s, half)
+fn slot_out(x: &Ctx, b: &mut B, w: Width, s: usize, part: Slot) {
+    x.slot_out(b, w, s, part)
 }
 
 /// CTR inputs for every slot: `ctr + i` as 128-bit little-endian values (the byte-swap to the state layout is

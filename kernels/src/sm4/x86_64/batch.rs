@@ -4,7 +4,8 @@
 use super::width::{Width, B};
 use crate::arch::x86_64::advance;
 use crate::plan::Trips;
-use asmgen::isa::x86_64::Gpr;
+use asmgen::isa::x86_64::regs::{k, R11, RAX};
+use asmgen::isa::x86_64::{Gpr, K};
 use asmgen::Label;
 
 /// How a batch knows its size: `n < N` (in `n`), either, decided by `n >= N`, or exactly `k <= N` blocks, known
@@ -29,10 +30,75 @@ pub(crate) enum Count {
 }
 
 impl Count {
-    /// The slots holding blocks `< k` with whether each holds only its first block: `(slot, half)`.
-    pub(super) fn known_slots(k: usize, bps: usize) -> impl Iterator<Item = (usize, bool)> {
-        (0..k.div_ceil(bps)).map(move |s| (s, bps == 2 && 2 * s + 1 == k))
+    /// The slots holding blocks `< k`, each with how much of it holds blocks.
+    pub(super) fn known_slots(k: usize, bps: usize) -> Vec<(usize, Slot)> {
+        (0..k.div_ceil(bps))
+            .map(move |s| {
+                let part = match bps {
+                    _ if k - s * bps >= bps => Slot::Full,
+                    2 => Slot::Half,
+                    _ => Slot::Masked,
+                };
+                (s, part)
+            })
+            .collect()
     }
+
+    /// [`Self::known_slots`] of a known count, with [`set_slot_mask`] emitted for a masked slot (the last: a
+    /// caller that emits the slots last first sets it before the first).
+    pub(super) fn known_slots_masked(b: &mut B, count: Count, bps: usize) -> Vec<(usize, Slot)> {
+        let Count::Known(k) = count else { unreachable!("a known count") };
+        let slots = Self::known_slots(k, bps);
+        if let Some(&(s, Slot::Masked)) = slots.last() {
+            set_slot_mask(b, s, count);
+        }
+        slots
+    }
+}
+
+/// How much of a slot (one register of a group: 1, 2 or 4 blocks) holds blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Slot {
+    /// Every block.
+    Full,
+    /// A ymm slot's first block only.
+    Half,
+    /// A zmm slot's first one to three blocks: the bytes under [`SLOT_MASK`], which the slot loops set before
+    /// they emit the slot (loads `vmovdqu8 zmm{k1}{z}`, stores `vmovdqu8 [..]{k1}`: nothing beyond the last
+    /// block is read or written).
+    Masked,
+}
+
+impl Slot {
+    /// Whether only a ymm slot's first block is held, for the kernels whose zmm batches are always full (XTS,
+    /// GCM).
+    pub(crate) fn half(self) -> bool {
+        assert!(self != Slot::Masked, "this kernel's zmm batches are full");
+        self == Slot::Half
+    }
+}
+
+/// The opmask of a [`Slot::Masked`] zmm slot: one bit per byte of its blocks.
+pub(crate) const SLOT_MASK: K = k(1);
+
+/// Sets [`SLOT_MASK`] to the bytes of slot `s` (four blocks per slot) that hold blocks below the count: `16 *
+/// (count - 4s)` bits, from 16 to 48 (a slot the count fills partly). Clobbers rax and r11.
+pub(crate) fn set_slot_mask(b: &mut B, s: usize, count: Count) {
+    match count {
+        Count::Known(k) => {
+            let bits = 16 * (k - 4 * s);
+            b.movabs(RAX, ((1u64 << bits) - 1) as i64);
+        }
+        Count::Reg(n) => {
+            b.mov(R11, n);
+            b.shl(R11, 4);
+            b.sub(R11, 64 * s as i32);
+            b.mov(RAX, -1);
+            b.bzhi(RAX, RAX, R11);
+        }
+        Count::All => unreachable!("a full batch has no partial slot"),
+    }
+    b.kmovq(SLOT_MASK, RAX);
 }
 
 /// The most blocks a one-group xmm batch holds (the short path).
@@ -41,10 +107,11 @@ pub(crate) const SHORT: usize = 4;
 /// The blocks of one zmm group.
 pub(crate) const Z_GROUP: usize = 16;
 
-/// The blocks of a zmm batch of two groups, which the GFNI kernels run below a full zmm batch when as many are
-/// left (`Fill::Known(32)`): on Zen 4 it took 444-481 cycles where the two ymm batches took 740. A batch of one
-/// group measured no faster than one ymm batch of 16, and slower with an xmm batch after it, so 1..31 blocks
-/// stay on ymm and xmm.
+/// The blocks of a zmm batch of two groups. Below a full zmm batch the GFNI kernels run 17..47 blocks as one
+/// zmm batch of two groups (up to 32) or three, the last slot under an opmask ([`Slot::Masked`]): one chain of
+/// 32 rounds. On Zen 4 a batch of two groups took 444-481 cycles where two ymm batches took 740 (and 33..47
+/// blocks were a batch of two groups and a ymm or xmm batch). A batch of one group measured no faster than one
+/// ymm batch of 16, so 1..16 blocks stay on ymm and xmm.
 pub(crate) const Z_PAIR: usize = 2 * Z_GROUP;
 
 /// How many groups of four slots a batch of width `w` filled as `fill` runs: `f(b, fill, ngroups)`. On xmm a
@@ -78,9 +145,17 @@ pub(crate) fn by_groups(b: &mut B, n: Gpr, w: Width, fill: Fill, f: &dyn Fn(&mut
             b.bind(&join);
         }
         (Width::X, Fill::Known(k)) if k <= SHORT => f(b, fill, 1),
-        (Width::Z, Fill::Known(k)) if k < w.per_batch() => {
-            assert!(k % Z_GROUP == 0, "a zmm batch of fewer groups holds whole groups");
-            f(b, fill, k / Z_GROUP)
+        (Width::Z, Fill::Known(k)) if k < w.per_batch() => f(b, fill, k.div_ceil(Z_GROUP)),
+        (Width::Z, Fill::Partial) => {
+            let three = b.label("three_groups_z");
+            let end = b.label("groups_done_z");
+            b.cmp(n, Z_PAIR as i32);
+            b.ja(&three);
+            f(b, Fill::Partial, 2);
+            b.jmp(&end);
+            b.bind(&three);
+            f(b, Fill::Partial, 3);
+            b.bind(&end);
         }
         _ => f(b, fill, w.groups()),
     }
@@ -107,21 +182,22 @@ pub(crate) fn by_fill(b: &mut B, n: Gpr, nblk: usize, fill: Fill, f: &dyn Fn(&mu
     }
 }
 
-/// Emits `f(b, s, half)` for the slots of a batch that hold blocks (in order): every slot (`Count::All`), those
-/// holding blocks `< k` (`Known`), or those holding blocks `< n` behind branches on `n` (`Reg`, public); a ymm
-/// slot holding only one block gets `half = true`.
-pub(crate) fn each_slot(b: &mut B, w: Width, slots: usize, count: Count, f: &mut dyn FnMut(&mut B, usize, bool)) {
+/// Emits `f(b, s, part)` for the slots of a batch that hold blocks (in order): every slot (`Count::All`), those
+/// holding blocks `< k` (`Known`), or those holding blocks `< n` behind branches on `n` (`Reg`, public). A slot
+/// the count fills partly is a ymm slot's [`Slot::Half`] or a zmm slot's [`Slot::Masked`] ([`set_slot_mask`]
+/// emitted before it).
+pub(crate) fn each_slot(b: &mut B, w: Width, slots: usize, count: Count, f: &mut dyn FnMut(&mut B, usize, Slot)) {
     let bps = w.blocks();
     let n = match count {
         Count::All => {
             for s in 0..slots {
-                f(b, s, false);
+                f(b, s, Slot::Full);
             }
             return;
         }
-        Count::Known(k) => {
-            for (s, half) in Count::known_slots(k, bps) {
-                f(b, s, half);
+        Count::Known(_) => {
+            for (s, part) in Count::known_slots_masked(b, count, bps) {
+                f(b, s, part);
             }
             return;
         }
@@ -129,47 +205,60 @@ pub(crate) fn each_slot(b: &mut B, w: Width, slots: usize, count: Count, f: &mut
     };
     let done = b.label("slots_done");
     for s in 0..slots {
+        if s < always_full(bps) {
+            f(b, s, Slot::Full);
+            continue;
+        }
         if s > 0 {
             b.cmp(n, (s * bps) as i32 + 1);
             b.jb(&done);
         }
-        if bps == 2 {
-            let half = b.label("slot_half");
-            let next = b.label("slot_next");
-            b.cmp(n, (s * bps) as i32 + 2);
-            b.jb(&half);
-            f(b, s, false);
-            b.jmp(&next);
-            b.bind(&half);
-            f(b, s, true);
-            b.bind(&next);
+        if bps > 1 {
+            partial_slot(b, n, s, bps, &mut |b, part| f(b, s, part));
         } else {
-            f(b, s, false);
+            f(b, s, Slot::Full);
         }
     }
     b.bind(&done);
 }
 
-/// Below a full zmm batch (`n` < 48 blocks, not zero): a zmm batch of two groups ([`Z_PAIR`]) when 32 or more
-/// are left, stepping the pointers (or jumping to `done` when it ran the last block).
-fn z_pair(b: &mut B, n: Gpr, (src, dst): (Gpr, Gpr), part: &dyn Fn(&mut B, Width, Fill), done: &Label) {
-    let below = b.label("below_z_pair");
-    b.comment("32..47 blocks: a zmm batch of two groups.");
-    b.cmp(n, Z_PAIR as i32);
-    b.jb(&below);
-    part(b, Width::Z, Fill::Known(Z_PAIR));
-    advance(b, n, src, dst, Z_PAIR as i32, done);
-    b.bind(&below);
+/// The slots that a count in a register always fills: a zmm batch with its count in a register holds 17..47
+/// blocks (below 17 the ymm and xmm batches run), so its first group's four slots; none on ymm and xmm.
+pub(crate) fn always_full(bps: usize) -> usize {
+    if bps == 4 {
+        Z_GROUP / bps
+    } else {
+        0
+    }
+}
+
+/// Slot `s` (of `bps` > 1 blocks) when `n` may fill it partly: `f(b, Full)` if `n` reaches its last block,
+/// else `f(b, Half)` (ymm) or, after [`set_slot_mask`], `f(b, Masked)` (zmm), behind a branch.
+pub(crate) fn partial_slot(b: &mut B, n: Gpr, s: usize, bps: usize, f: &mut dyn FnMut(&mut B, Slot)) {
+    let part = b.label(if bps == 2 { "slot_half" } else { "slot_part" });
+    let next = b.label("slot_next");
+    b.cmp(n, ((s + 1) * bps) as i32);
+    b.jb(&part);
+    f(b, Slot::Full);
+    b.jmp(&next);
+    b.bind(&part);
+    if bps == 2 {
+        f(b, Slot::Half);
+    } else {
+        set_slot_mask(b, s, Count::Reg(n));
+        f(b, Slot::Masked);
+    }
+    b.bind(&next);
 }
 
 /// A kernel's loop over batches of `per` blocks of width `w` (`per` = 8 on xmm, 16 on ymm, 48 on zmm). With a
 /// fixed count: `count / per` full batches in a counted loop (the pointers stepped after each), then one batch
-/// of the rest (on xmm when it fits: lower latency; on zmm, whose batches hold whole groups, with `z_tail` a
-/// batch of two groups first when 32 or more are left ([`Z_PAIR`]), then full ymm batches while more than 16
-/// are left, then ymm or xmm). With `nblocks`: the general loop, full or partial batches decided at run time;
-/// on ymm, 1..8 blocks take one xmm batch; on zmm, full batches of 48, then with `z_tail` one of two groups
-/// for 32..47 ([`z_pair`]), then the ymm loop for the 1..31 (without `z_tail` 1..47) left. (`z_tail` is the
-/// GFNI kernels': the VAES set's zmm batches of two groups measured slower than its ymm batches.)
+/// of the rest (on xmm when it fits: lower latency; on zmm, with `z_tail`, one zmm batch of two or three groups
+/// for more than 16 ([`Z_PAIR`]), else full ymm batches while more than 16 are left, then ymm or xmm). With
+/// `nblocks`: the general loop, full or partial batches decided at run time; on ymm, 1..8 blocks take one xmm
+/// batch; on zmm, full batches of 48, then with `z_tail` one zmm batch of two or three groups for 17..47, then
+/// the ymm loop for the 1..16 (without `z_tail` 1..47) left. (`z_tail` is the GFNI kernels': the VAES set's
+/// zmm batches of two groups measured slower than its ymm batches.)
 ///
 /// `full(b)` emits a full batch, `part(b, w, fill)` a batch of width `w` filled as `fill` says.
 pub(crate) fn batch_loop(
@@ -237,14 +326,10 @@ fn fixed_rest(
 ) {
     b.comment(format_args!("The last {rest} blocks."));
     let mut rest = rest;
-    if w == Width::Z && z_tail && rest >= Z_PAIR {
-        part(b, Width::Z, Fill::Known(Z_PAIR));
-        rest -= Z_PAIR;
-        if rest == 0 {
-            return;
-        }
-        b.add(src, 16 * Z_PAIR as i32);
-        b.add(dst, 16 * Z_PAIR as i32);
+    if w == Width::Z && z_tail && rest > Z_GROUP {
+        // One zmm batch of two or three groups, the last slot masked where it is partly filled.
+        part(b, Width::Z, Fill::Known(rest));
+        return;
     }
     while w == Width::Z && rest > 16 {
         // zmm batches hold whole groups: the rest runs as full ymm batches and a smaller one.
@@ -263,8 +348,8 @@ fn fixed_rest(
     part(b, tail, Fill::Known(rest));
 }
 
-/// [`batch_loop`]'s run-time loop on zmm: full batches of 48 at `lp`, then (with `z_tail`) one of two groups
-/// for 32..47 ([`z_pair`]), then ymm batches of up to 16 and one xmm batch of up to 8.
+/// [`batch_loop`]'s run-time loop on zmm: full batches of 48 at `lp`, then (with `z_tail`) one of two or three
+/// groups for 17..47 ([`Z_PAIR`]), then ymm batches of up to 16 and one xmm batch of up to 8.
 fn zmm_loop(
     b: &mut B,
     n: Gpr,
@@ -288,8 +373,14 @@ fn zmm_loop(
     b.blank();
     b.bind(&below);
     let left = if z_tail {
-        z_pair(b, n, (src, dst), part, done);
-        Z_PAIR - 1
+        let ymm = b.label("below_z_part");
+        b.comment("17..47 blocks: one zmm batch of two groups or three, the last slot under an opmask.");
+        b.cmp(n, Z_GROUP as i32);
+        b.jbe(&ymm);
+        part(b, Width::Z, Fill::Partial);
+        b.jmp(done);
+        b.bind(&ymm);
+        Z_GROUP
     } else {
         per - 1
     };

@@ -219,7 +219,8 @@ fn keystream_out(b: &mut B, x: &Ctx, w: Width, groups: &[[V; 4]], count: Count) 
         "Keystream X35, X34, X33, X32: transpose back, byte-swap; dst = src ^ keystream."
     });
     words_to_blocks(b, &x.c, w, groups);
-    each_slot(b, w, 4 * groups.len(), count, &mut |b, s, half| {
+    each_slot(b, w, 4 * groups.len(), count, &mut |b, s, part| {
+        let half = part.half();
         let v = slot_reg(s);
         let off = 16 * (s * w.blocks()) as i32;
         if w == Width::X || half {

@@ -73,7 +73,7 @@ impl Set {
             Set::Avx2 => vec![Aes, Avx, Avx2],
             Set::Vaes => vec![Aes, Avx, Avx2, Vaes],
             Set::Gfni => vec![Avx, Avx2, Gfni],
-            Set::GfniAvx512 => vec![Avx, Avx2, Gfni, Avx512f, Avx512bw],
+            Set::GfniAvx512 => vec![Avx, Avx2, Gfni, Avx512f, Avx512bw, Bmi2],
             Set::VaesAvx512 => vec![Aes, Avx, Avx2, Vaes, Avx512f, Avx512bw],
         }
     }

@@ -533,7 +533,7 @@ fn batch_in(b: &mut B, x: &Ctx, w: Width, fill: Fill, ngroups: usize) {
             x.tw.fast_batch(b, x);
             return;
         }
-        each_slot(b, w, 4 * ngroups, count, &mut |b, s, half| slot_in(b, x, w, s, half));
+        each_slot(b, w, 4 * ngroups, count, &mut |b, s, part| slot_in(b, x, w, s, part.half()));
         b.comment("The tweak of the block after the batch.");
         let t = x.tw.out(b, OUT, CHAIN);
         x.home.store(b, t);
@@ -572,7 +572,7 @@ fn batch_out(b: &mut B, x: &Ctx, w: Width, fill: Fill, ngroups: usize) {
             x.tw.times_x16(b, OUT, OUT2, MASK);
             x.home.store(b, OUT);
         }
-        each_slot(b, w, 4 * ngroups, count, &mut |b, s, half| slot_out(b, x, w, s, half))
+        each_slot(b, w, 4 * ngroups, count, &mut |b, s, part| slot_out(b, x, w, s, part.half()))
     });
     b.comment("The chain of the next block.");
     x.tw.load(b, x.home);
