@@ -158,6 +158,11 @@ fn arguments() {
     assert_eq!((b.filter.as_deref(), b.json), (Some("ghash"), None));
     let c = parse(&["--libgcrypt", "../shared/peers/libgcrypt-1.12.2/lib"]).unwrap();
     assert_eq!(c.libgcrypt.as_deref(), Some(std::path::Path::new("../shared/peers/libgcrypt-1.12.2/lib")));
+    assert_eq!(parse(&["gcm", "--sizes", "16,1500, 8191"]).unwrap().sizes, Some(vec![16, 1500, 8191]));
+    assert!(parse(&["--sizes", "16,x"]).unwrap_err().contains("`x` is not a byte count"));
+    assert!(parse(&["--sizes", "0"]).unwrap_err().contains("0 is not between 1 and 65536"));
+    assert!(parse(&["--sizes", "65537"]).unwrap_err().contains("65537 is not between"));
+    assert!(parse(&["--sizes"]).unwrap_err().contains("needs a value"));
     assert!(parse(&["--json"]).unwrap_err().contains("needs a value"));
     assert!(parse(&["--plot", "x"]).unwrap_err().contains("unknown option"));
     assert!(parse(&["ghash", "polyval"]).unwrap_err().contains("second filter"));

@@ -11,7 +11,10 @@ pub mod svg;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-/// The benchmark's command line: `[FILTER] [--json FILE] [--svg DIR] [--libgcrypt DIR]`.
+/// The largest message `--sizes` takes, in bytes.
+pub const MAX_SIZE: usize = 65536;
+
+/// The benchmark's command line: `[FILTER] [--json FILE] [--svg DIR] [--libgcrypt DIR] [--sizes LIST]`.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Args {
     /// A kind ("sm4-ctr"), a prefix of several ("sm4"), or "jit" (the JIT report only).
@@ -23,6 +26,9 @@ pub struct Args {
     /// The folder to load libgcrypt from (`libgcrypt.so.20`, and `libgpg-error.so.0` if it is there) instead
     /// of the system's; the environment variable `ASMGEN_LIBGCRYPT_DIR` names it too, the flag wins.
     pub libgcrypt: Option<PathBuf>,
+    /// The message sizes in bytes instead of the default ones (`--sizes 16,1500,8191`: each 1..=[`MAX_SIZE`]);
+    /// a kind that takes whole blocks only runs each size rounded down to whole blocks (at least one).
+    pub sizes: Option<Vec<usize>>,
 }
 
 impl Args {
@@ -36,6 +42,7 @@ impl Args {
                 "--json" => out.json = Some(value("--json")?.into()),
                 "--svg" => out.svg = Some(value("--svg")?.into()),
                 "--libgcrypt" => out.libgcrypt = Some(value("--libgcrypt")?.into()),
+                "--sizes" => out.sizes = Some(parse_sizes(&value("--sizes")?)?),
                 f if f.starts_with('-') => return Err(format!("unknown option {f}")),
                 _ if out.filter.is_some() => return Err(format!("a second filter {a}")),
                 _ => out.filter = Some(a),
@@ -43,6 +50,17 @@ impl Args {
         }
         Ok(out)
     }
+}
+
+/// `--sizes`' list: byte counts separated by commas, each 1..=[`MAX_SIZE`].
+fn parse_sizes(list: &str) -> Result<Vec<usize>, String> {
+    list.split(',')
+        .map(|s| match s.trim().parse::<usize>() {
+            Ok(n) if (1..=MAX_SIZE).contains(&n) => Ok(n),
+            Ok(n) => Err(format!("--sizes: {n} is not between 1 and {MAX_SIZE} bytes")),
+            Err(_) => Err(format!("--sizes: `{s}` is not a byte count (a list such as 16,1500,8191)")),
+        })
+        .collect()
 }
 
 /// The machine a run was made on.

@@ -18,7 +18,7 @@
 //! the environment variable `ASMGEN_LIBGCRYPT_DIR`) loads libgcrypt from DIR instead of the system's.
 
 use asmgen_runtime::{Ghash, Polyval};
-use asmgen_tests::bench::{self, openssl, Args, Family, Figures, Machine, Point, Series};
+use asmgen_tests::bench::{self, openssl, Args, Family, Figures, Machine, Point, Series, MAX_SIZE};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 use universal_hash::UniversalHash;
@@ -408,9 +408,9 @@ const SM4_KINDS: [(&str, Option<i32>, bool); 13] = [
     ("SM4-XCBC", None, false),
 ];
 
-/// A contender that encrypts (or MACs) each message in place in its own 8 KiB buffer.
+/// A contender that encrypts (or MACs) each message in place in its own buffer (of [`MAX_SIZE`] bytes).
 fn in_place(name: String, ours: bool, mut f: impl FnMut(&mut [u8]) -> u8 + 'static) -> Contender {
-    let mut buf = vec![0x5au8; 8192];
+    let mut buf = vec![0x5au8; MAX_SIZE];
     Contender { name, ours, run: Box::new(move |m| f(&mut buf[..m.len()])) }
 }
 
@@ -423,7 +423,7 @@ fn gcm_dec(
     enc: impl Fn(&mut [u8]) -> [u8; 16] + 'static,
     dec: impl Fn(&mut [u8], &[u8; 16]) -> bool + 'static,
 ) -> Contender {
-    let mut buf = vec![0x5au8; 8192];
+    let mut buf = vec![0x5au8; MAX_SIZE];
     let mut tags: Option<(usize, [[u8; 16]; 2])> = None;
     let mut which = 0;
     Contender {
@@ -455,7 +455,7 @@ fn per_size<T: 'static>(
     make: impl Fn(usize) -> T + 'static,
     mut run: impl FnMut(&mut T, &mut [u8]) -> u8 + 'static,
 ) -> Contender {
-    let mut buf = vec![0x5au8; 8192];
+    let mut buf = vec![0x5au8; MAX_SIZE];
     let mut made: Option<(usize, T)> = None;
     Contender {
         name,
@@ -944,8 +944,19 @@ fn jit_report() {
     }
 }
 
-/// Measures one family, prints its table, and returns its figures.
-fn family(kind: &str, mode: Option<i32>, decrypt: bool, libs: Libs, msg: &[u8]) -> Family {
+/// The size kind `kind` is measured at for a requested `size`: as asked where the kind takes any length (the
+/// hashes, CTR, GCM, the CMAC and XCBC MACs), else rounded down to whole blocks, at least one.
+fn measured_size(kind: &str, size: usize) -> usize {
+    const ANY_LENGTH: [&str; 6] = ["GHASH", "POLYVAL", "SM4-CTR", "SM4-GCM", "SM4-CMAC", "SM4-XCBC"];
+    if ANY_LENGTH.iter().any(|k| kind.starts_with(k)) {
+        size
+    } else {
+        (size / 16 * 16).max(16)
+    }
+}
+
+/// Measures one family at `sizes` ([`measured_size`]), prints its table, and returns its figures.
+fn family(kind: &str, (mode, decrypt): (Option<i32>, bool), libs: Libs, msg: &[u8], sizes: &[usize]) -> Family {
     let (mut cs, missing) = if kind.ends_with(fresh::SUFFIX) {
         fresh::contenders(kind, mode, libs)
     } else if kind.starts_with("SM4") {
@@ -958,7 +969,9 @@ fn family(kind: &str, mode: Option<i32>, decrypt: bool, libs: Libs, msg: &[u8]) 
     for m in &missing {
         println!("peer missing (n/a): {} (install: {})", m.name, m.install);
     }
-    let rows: Vec<Row> = SIZES.iter().map(|&size| measure(&mut cs, &msg[..size])).collect();
+    let mut sizes: Vec<usize> = sizes.iter().map(|&size| measured_size(kind, size)).collect();
+    sizes.dedup();
+    let rows: Vec<Row> = sizes.iter().map(|&size| measure(&mut cs, &msg[..size])).collect();
     for (ci, c) in cs.iter().enumerate() {
         println!("[{}] {}{}", ci + 1, c.name, if c.ours { "" } else { " (peer)" });
     }
@@ -968,7 +981,7 @@ fn family(kind: &str, mode: Option<i32>, decrypt: bool, libs: Libs, msg: &[u8]) 
     }
     header += " | [1] vs best peer |  GHz";
     println!("{header}");
-    for (row, &size) in rows.iter().zip(&SIZES) {
+    for (row, &size) in rows.iter().zip(&sizes) {
         let mut line = format!("{size:>6}");
         for ns in &row.ns {
             let mbs = 1e3 / ns;
@@ -985,7 +998,7 @@ fn family(kind: &str, mode: Option<i32>, decrypt: bool, libs: Libs, msg: &[u8]) 
         println!("{line}");
     }
     if kind.ends_with(fresh::SUFFIX) {
-        println!("{}", fresh::key_cost(&rows.iter().map(|r| (r.ns[0], r.ns[1], r.ghz)).collect::<Vec<_>>(), &SIZES));
+        println!("{}", fresh::key_cost(&rows.iter().map(|r| (r.ns[0], r.ns[1], r.ghz)).collect::<Vec<_>>(), &sizes));
     }
     let series = cs
         .iter()
@@ -993,7 +1006,7 @@ fn family(kind: &str, mode: Option<i32>, decrypt: bool, libs: Libs, msg: &[u8]) 
         .map(|(ci, c)| Series {
             contender: c.name.clone(),
             ours: c.ours,
-            points: SIZES
+            points: sizes
                 .iter()
                 .zip(&rows)
                 .map(|(&size, row)| Point { size, mbs: 1e3 / row.ns[ci], cpb: row.ghz.map(|g| row.ns[ci] * g) })
@@ -1037,7 +1050,7 @@ fn main() {
     let args = match Args::parse(std::env::args().skip(1)) {
         Ok(a) => a,
         Err(e) => {
-            eprintln!("bench: {e}\nusage: bench [FILTER] [--json FILE] [--svg DIR] [--libgcrypt DIR]");
+            eprintln!("bench: {e}\nusage: bench [FILTER] [--json FILE] [--svg DIR] [--libgcrypt DIR] [--sizes LIST]");
             std::process::exit(2);
         }
     };
@@ -1078,7 +1091,8 @@ fn main() {
         }
     };
     let libs = Libs { gcrypt, openssl: openssl::load() };
-    let mut msg = vec![0u8; 8192];
+    let sizes = args.sizes.clone().unwrap_or_else(|| SIZES.to_vec());
+    let mut msg = vec![0u8; MAX_SIZE];
     for (i, b) in msg.iter_mut().enumerate() {
         *b = (i * 131 + 7) as u8;
     }
@@ -1098,7 +1112,7 @@ fn main() {
         {
             continue;
         }
-        figures.families.push(family(kind, mode, decrypt, libs, &msg));
+        figures.families.push(family(kind, (mode, decrypt), libs, &msg, &sizes));
     }
     if let Err(e) = write_outputs(&args, &figures) {
         eprintln!("bench: {e}");
