@@ -5,6 +5,10 @@ use super::keys::*;
 use crate::Error;
 use zeroize::Zeroizing;
 
+/// [`Sm4::apply_ctr`] runs a message that ends in a partial block as whole batches of this many bytes (the zmm
+/// sets' batch: 48 blocks), then the rest, at most as many bytes with the partial block, in one call.
+const CTR_TAIL_BYTES: usize = 16 * 48;
+
 /// The SM4 block cipher with its confidentiality modes (ECB, CBC, CFB, CTR, CBC with ciphertext stealing).
 ///
 /// Also implements RustCrypto's `cipher::{KeyInit, BlockCipherEncrypt, BlockCipherDecrypt}`.
@@ -108,17 +112,33 @@ impl Sm4 {
     /// and for seeking, use [`crate::Sm4Ctr`].
     pub fn apply_ctr(&self, counter: &mut [u8; 16], buf: &mut [u8]) {
         let full = buf.len() / 16 * 16;
-        let ctr = match self.1 {
-            Some(fixed) if fixed.bytes == buf.len() => fixed.fns[0].expect("a CTR kernel"),
-            _ => self.0.k.ctr,
-        };
-        let (blocks, rest) = buf.split_at_mut(full);
-        self.0.chain(ctr, &self.0.enc, blocks, counter);
-        if !rest.is_empty() {
-            let mut ks = Zeroizing::new([0u8; 16]);
-            self.0.chain(self.0.k.ctr, &self.0.enc, &mut ks[..], counter);
-            xor_into(rest, &ks[..]);
+        let fixed = self.1.filter(|f| f.bytes == buf.len());
+        if full == buf.len() || fixed.is_some() {
+            let ctr = fixed.map_or(self.0.k.ctr, |f| f.fns[0].expect("a CTR kernel"));
+            let (blocks, rest) = buf.split_at_mut(full);
+            self.0.chain(ctr, &self.0.enc, blocks, counter);
+            if !rest.is_empty() {
+                let mut ks = Zeroizing::new([0u8; 16]);
+                self.0.chain(self.0.k.ctr, &self.0.enc, &mut ks[..], counter);
+                xor_into(rest, &ks[..]);
+            }
+            return;
         }
+        // A partial last block: it and the whole blocks after the last full batch go through one call in a
+        // buffer of their own (one chain of rounds, where the blocks and then the partial block were two).
+        let head = full / CTR_TAIL_BYTES * CTR_TAIL_BYTES;
+        let (blocks, tail) = buf.split_at_mut(head);
+        self.0.chain(self.0.k.ctr, &self.0.enc, blocks, counter);
+        // Held as u128 so that the wipe on drop is 48 stores, not 768 (it holds the message's tail and the
+        // unused keystream of its last block).
+        let mut own = Zeroizing::new([0u128; CTR_TAIL_BYTES / 16]);
+        // SAFETY: the bytes of `own` exactly (u128 has no padding; any bytes are a valid u128), borrowed while
+        // `own` is not otherwise used.
+        let bytes = unsafe { std::slice::from_raw_parts_mut(own.as_mut_ptr().cast::<u8>(), CTR_TAIL_BYTES) };
+        let padded = &mut bytes[..tail.len().div_ceil(16) * 16];
+        padded[..tail.len()].copy_from_slice(tail);
+        self.0.chain(self.0.k.ctr, &self.0.enc, padded, counter);
+        tail.copy_from_slice(&padded[..tail.len()]);
     }
 
     /// CBC with ciphertext stealing, variant CS3 (Kerberos, Linux `cts(cbc(sm4))`): the last two blocks are
