@@ -96,10 +96,16 @@ pub(crate) fn set_of(backend: &str) -> Option<&'static aot::KernelSet> {
 }
 
 /// Whether listings' set `a` ranks above set `b`: both are in the table, `a` first (the table lists each
-/// listing's sets best first).
+/// listing's sets best first). For the JIT, which chooses the kernels it assembles by the sets' names
+/// (`Sm4Gcm` weighs ranks found once, [`rank`]).
+#[cfg(feature = "jit")]
 pub(crate) fn outranks(a: &str, b: &str) -> bool {
-    let rank = |name: &str| aot::SETS.iter().position(|s| s.name == name);
     matches!((rank(a), rank(b)), (Some(a), Some(b)) if a < b)
+}
+
+/// The place of listings' set `name` in the table (lower ranks higher among a listing's sets).
+pub(crate) fn rank(name: &str) -> Option<usize> {
+    aot::SETS.iter().position(|s| s.name == name)
 }
 
 /// Whether the CPU runs every kernel of `set`.

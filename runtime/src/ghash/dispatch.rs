@@ -29,6 +29,8 @@ pub(crate) struct HashKernels {
     pub reflected: bool,
     /// Block update.
     pub update: UpdateFn,
+    /// The place of the listings' set it runs in their table ([`backend::rank`]); `None` for the portable code.
+    pub rank: Option<usize>,
 }
 
 impl Kernels for HashKernels {
@@ -49,6 +51,7 @@ pub(crate) static PORTABLE_GHASH: HashKernels = HashKernels {
     init_small: None,
     reflected: true,
     update: portable::ghash_update,
+    rank: None,
 };
 const PORTABLE_POLYVAL: HashKernels = HashKernels {
     name: "portable",
@@ -58,6 +61,7 @@ const PORTABLE_POLYVAL: HashKernels = HashKernels {
     init_small: None,
     reflected: false,
     update: portable::polyval_update,
+    rank: None,
 };
 
 /// A hash set's GHASH and POLYVAL kernels from its kernels by role; `None` if a role is missing.
@@ -69,6 +73,7 @@ fn from_roles(
     // SAFETY: the roles' C signatures are `InitFn` and `UpdateFn`; the kernels live for the process.
     let init = |role| entry(role).map(|p| unsafe { cast::<InitFn>(p) });
     let update = |role| entry(role).map(|p| unsafe { cast::<UpdateFn>(p) });
+    let rank = backend::set_of(name).and_then(|s| backend::rank(s.name));
     Some((
         HashKernels {
             name,
@@ -78,6 +83,7 @@ fn from_roles(
             init_small: init("ghash_init_small"),
             reflected: true,
             update: update("ghash_update")?,
+            rank,
         },
         HashKernels {
             name,
@@ -87,6 +93,7 @@ fn from_roles(
             init_small: init("polyval_init_small"),
             reflected: false,
             update: update("polyval_update")?,
+            rank,
         },
     ))
 }

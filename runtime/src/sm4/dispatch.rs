@@ -54,6 +54,28 @@ pub(crate) struct Sm4Kernels {
     pub ccm_dec: Option<CcmFn>,
     /// The GHASH kernels GCM uses with this set (the key table layout is the same on every backend).
     pub ghash: fn() -> &'static HashKernels,
+    /// The GHASH set that `gcm_enc` and `gcm_dec` multiply as (the listings' table's `fused_ghash`).
+    pub fused_ghash: Option<FusedGhash>,
+}
+
+/// What [`crate::Sm4Gcm`] weighs about the GHASH set a kernel set's fused GCM kernels multiply as, found once
+/// when the set's table is made.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FusedGhash {
+    /// Its place in the listings' table ([`backend::rank`]): a GHASH set of a lower rank outranks it.
+    pub rank: usize,
+    /// Whether it fills a key table extension (its `ghash_init_base` role), which the fused kernels read.
+    pub extension: bool,
+}
+
+impl FusedGhash {
+    /// The fused GHASH set of the listings' set that backend `name` runs, if it names one.
+    fn of(name: &str) -> Option<FusedGhash> {
+        let fused = backend::set_of(name)?.fused_ghash?;
+        let set = crate::aot::SETS.iter().find(|s| s.name == fused)?;
+        let extension = set.kernels.iter().any(|k| k.role == "ghash_init_base");
+        Some(FusedGhash { rank: backend::rank(fused)?, extension })
+    }
 }
 
 impl Kernels for Sm4Kernels {
@@ -91,6 +113,7 @@ pub(crate) const PORTABLE: Sm4Kernels = Sm4Kernels {
     ccm_enc: Some(portable::ccm_enc),
     ccm_dec: Some(portable::ccm_dec),
     ghash: portable_ghash,
+    fused_ghash: None,
 };
 
 /// A set's table from its kernels by role; `None` if a role every set has is missing.
@@ -124,6 +147,7 @@ fn from_roles(name: &'static str, available: bool, entry: &dyn Fn(&str) -> Optio
         ccm_enc: ccm("ccm_enc"),
         ccm_dec: ccm("ccm_dec"),
         ghash: ghash::ghash,
+        fused_ghash: FusedGhash::of(name),
     })
 }
 

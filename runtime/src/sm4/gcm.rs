@@ -26,18 +26,6 @@ pub struct Sm4Gcm {
     fused: Option<(dispatch::GcmFn, dispatch::GcmFn)>,
 }
 
-/// Whether GHASH backend `ghash` runs a set that ranks above set `fused_ghash` (the fused kernels' own);
-/// `false` for the portable GHASH.
-fn outranked(fused_ghash: &str, ghash: &str) -> bool {
-    crate::backend::set_of(ghash).is_some_and(|g| crate::backend::outranks(g.name, fused_ghash))
-}
-
-/// Whether listings' GHASH set `name` fills a key table extension (it has a `ghash_init_base` role beside
-/// `ghash_init`).
-fn has_extension(name: &str) -> bool {
-    crate::aot::SETS.iter().any(|s| s.name == name && s.kernels.iter().any(|k| k.role == "ghash_init_base"))
-}
-
 /// How [`Sm4Gcm`] runs a message's whole blocks (above 112 bytes; shorter messages take one ECB call).
 ///
 /// A set's fused kernels multiply as the GHASH set the kernel table names for them (`fused_ghash`): one block
@@ -97,14 +85,14 @@ impl Sm4Gcm {
     pub fn new(key: &[u8; 16]) -> Sm4Gcm {
         let k = dispatch::best();
         let ghash = (k.ghash)();
-        Self::on(k, ghash, key, Self::default_fused(k, ghash))
+        Self::on(k, ghash, key, Self::decide_fused(k, ghash))
     }
 
     /// Keys the AEAD on the named backend.
     pub fn with_backend(key: &[u8; 16], backend: &str) -> Result<Sm4Gcm, Error> {
         let k = dispatch::find(backend)?;
         let ghash = (k.ghash)();
-        Ok(Self::on(k, ghash, key, Self::default_fused(k, ghash)))
+        Ok(Self::on(k, ghash, key, Self::decide_fused(k, ghash)))
     }
 
     /// Keys the AEAD on the named backend, its bulk on `path` rather than the default ([`GcmPath`]); an error
@@ -115,7 +103,7 @@ impl Sm4Gcm {
         let fused = match path {
             GcmPath::Fused => Some(
                 Self::fused_kernels(k)
-                    .filter(|_| Self::table_fits(Self::fused_ghash(k), ghash))
+                    .filter(|_| Self::table_fits(k.fused_ghash, ghash))
                     .ok_or(Error::Unsupported { what: "fused GCM", backend: k.name })?,
             ),
             GcmPath::Composed => None,
@@ -128,43 +116,20 @@ impl Sm4Gcm {
         k.gcm_enc.zip(k.gcm_dec)
     }
 
-    /// [`Self::decide_fused`], remembered for the first set and GHASH backend asked (in practice the best set
-    /// and its GHASH kernels, which every [`Sm4Gcm::new`] asks for): the set table's look-ups took a fifth of
-    /// a new key's setup (Zen 4: 53 of 265 ns).
-    fn default_fused(
-        k: &'static Sm4Kernels,
-        ghash: &'static HashKernels,
-    ) -> Option<(dispatch::GcmFn, dispatch::GcmFn)> {
-        type Decided = (usize, usize, Option<(dispatch::GcmFn, dispatch::GcmFn)>);
-        static FIRST: std::sync::OnceLock<Decided> = std::sync::OnceLock::new();
-        let pair = (std::ptr::from_ref(k) as usize, std::ptr::from_ref(ghash) as usize);
-        let &(kp, gp, fused) = FIRST.get_or_init(|| (pair.0, pair.1, Self::decide_fused(k, ghash)));
-        if (kp, gp) == pair {
-            fused
-        } else {
-            Self::decide_fused(k, ghash)
-        }
-    }
-
     /// The default path's kernels: the fused ones unless GHASH backend `ghash` runs a set that ranks above the
     /// one they multiply as (the listings' table's `fused_ghash` for the set `k` runs), or its key table lacks
-    /// what they read ([`Self::table_fits`]).
+    /// what they read ([`Self::table_fits`]). Facts of the two tables, found when they were made: no look-up
+    /// per key.
     fn decide_fused(k: &Sm4Kernels, ghash: &HashKernels) -> Option<(dispatch::GcmFn, dispatch::GcmFn)> {
-        let fused_ghash = Self::fused_ghash(k);
-        Self::fused_kernels(k)
-            .filter(|_| !fused_ghash.is_some_and(|f| outranked(f, ghash.name)) && Self::table_fits(fused_ghash, ghash))
+        let outranked = matches!((ghash.rank, k.fused_ghash), (Some(g), Some(f)) if g < f.rank);
+        Self::fused_kernels(k).filter(|_| !outranked && Self::table_fits(k.fused_ghash, ghash))
     }
 
-    /// The GHASH set that set `k`'s fused kernels multiply as (the listings' table's `fused_ghash`).
-    fn fused_ghash(k: &Sm4Kernels) -> Option<&'static str> {
-        crate::backend::set_of(k.name).and_then(|s| s.fused_ghash)
-    }
-
-    /// Whether GHASH backend `ghash`'s key table holds what fused kernels multiplying as `fused_ghash` read:
-    /// the common part (every set's), or where that set has an extension (the GFNI zmm set's kernels, as
+    /// Whether GHASH backend `ghash`'s key table holds what fused kernels multiplying as `fused` read: the
+    /// common part (every set's), or where that set has an extension (the GFNI zmm set's kernels, as
     /// `x86_64-vpclmul-avx512`: H^48..H^1), the extension too.
-    fn table_fits(fused_ghash: Option<&str>, ghash: &HashKernels) -> bool {
-        ghash.init_base.is_some() || !fused_ghash.is_some_and(has_extension)
+    fn table_fits(fused: Option<dispatch::FusedGhash>, ghash: &HashKernels) -> bool {
+        ghash.init_base.is_some() || !fused.is_some_and(|f| f.extension)
     }
 
     fn on(
