@@ -174,21 +174,21 @@ extern "C" {
     pub fn asmgen_sm4_cbc_dec_gfni512(rk_dec: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
     /// `asmgen_sm4_cfb_dec_gfni512` (sm4.S): requires AVX, AVX2, BMI2, GFNI, AVX512F, AVX512BW.
     pub fn asmgen_sm4_cfb_dec_gfni512(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, iv: *mut u8);
-    /// `asmgen_sm4_xts_enc_ieee_gfni512` (sm4.S): requires AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW.
+    /// `asmgen_sm4_xts_enc_ieee_gfni512` (sm4.S): requires AVX, AVX2, BMI2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW.
     pub fn asmgen_sm4_xts_enc_ieee_gfni512(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
-    /// `asmgen_sm4_xts_dec_ieee_gfni512` (sm4.S): requires AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW.
+    /// `asmgen_sm4_xts_dec_ieee_gfni512` (sm4.S): requires AVX, AVX2, BMI2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW.
     pub fn asmgen_sm4_xts_dec_ieee_gfni512(rk_dec: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
-    /// `asmgen_sm4_xts_enc_gb_gfni512` (sm4.S): requires AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW.
+    /// `asmgen_sm4_xts_enc_gb_gfni512` (sm4.S): requires AVX, AVX2, BMI2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW.
     pub fn asmgen_sm4_xts_enc_gb_gfni512(rk_enc: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
-    /// `asmgen_sm4_xts_dec_gb_gfni512` (sm4.S): requires AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW.
+    /// `asmgen_sm4_xts_dec_gb_gfni512` (sm4.S): requires AVX, AVX2, BMI2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW.
     pub fn asmgen_sm4_xts_dec_gb_gfni512(rk_dec: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, tweak: *mut u8);
-    /// `asmgen_sm4_xts_unit_enc_ieee_gfni512` (sm4.S): requires AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW.
+    /// `asmgen_sm4_xts_unit_enc_ieee_gfni512` (sm4.S): requires AVX, AVX2, BMI2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW.
     pub fn asmgen_sm4_xts_unit_enc_ieee_gfni512(rk_enc: *const u8, rk_tweak: *const u8, dst: *mut u8, src: *const u8, len: usize, iv: *const u8);
-    /// `asmgen_sm4_xts_unit_dec_ieee_gfni512` (sm4.S): requires AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW.
+    /// `asmgen_sm4_xts_unit_dec_ieee_gfni512` (sm4.S): requires AVX, AVX2, BMI2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW.
     pub fn asmgen_sm4_xts_unit_dec_ieee_gfni512(rk_dec: *const u8, rk_tweak: *const u8, dst: *mut u8, src: *const u8, len: usize, iv: *const u8);
-    /// `asmgen_sm4_xts_unit_enc_gb_gfni512` (sm4.S): requires AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW.
+    /// `asmgen_sm4_xts_unit_enc_gb_gfni512` (sm4.S): requires AVX, AVX2, BMI2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW.
     pub fn asmgen_sm4_xts_unit_enc_gb_gfni512(rk_enc: *const u8, rk_tweak: *const u8, dst: *mut u8, src: *const u8, len: usize, iv: *const u8);
-    /// `asmgen_sm4_xts_unit_dec_gb_gfni512` (sm4.S): requires AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW.
+    /// `asmgen_sm4_xts_unit_dec_gb_gfni512` (sm4.S): requires AVX, AVX2, BMI2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW.
     pub fn asmgen_sm4_xts_unit_dec_gb_gfni512(rk_dec: *const u8, rk_tweak: *const u8, dst: *mut u8, src: *const u8, len: usize, iv: *const u8);
     /// `asmgen_sm4_gcm_enc_gfni512` (sm4.S): requires PCLMULQDQ, AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW.
     pub fn asmgen_sm4_gcm_enc_gfni512(rk_enc: *const u8, htable: *const u8, dst: *mut u8, src: *const u8, nblocks: usize, state: *mut u8);

@@ -163,7 +163,7 @@ void asmgen_sm4_xts_enc_ieee_avx2(const uint8_t *rk_enc, uint8_t *dst, const uin
 void asmgen_sm4_xts_enc_ieee_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 /* requires AES, AVX, AVX2, VAES */
 void asmgen_sm4_xts_enc_ieee_vaes(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
-/* requires AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW */
+/* requires AVX, AVX2, BMI2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW */
 void asmgen_sm4_xts_enc_ieee_gfni512(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 /* requires AES, AVX, AVX2, VAES, VPCLMULQDQ, AVX512F, AVX512BW */
 void asmgen_sm4_xts_enc_ieee_vaes512(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
@@ -180,7 +180,7 @@ void asmgen_sm4_xts_dec_ieee_avx2(const uint8_t *rk_dec, uint8_t *dst, const uin
 void asmgen_sm4_xts_dec_ieee_gfni(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 /* requires AES, AVX, AVX2, VAES */
 void asmgen_sm4_xts_dec_ieee_vaes(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
-/* requires AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW */
+/* requires AVX, AVX2, BMI2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW */
 void asmgen_sm4_xts_dec_ieee_gfni512(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 /* requires AES, AVX, AVX2, VAES, VPCLMULQDQ, AVX512F, AVX512BW */
 void asmgen_sm4_xts_dec_ieee_vaes512(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
@@ -198,7 +198,7 @@ void asmgen_sm4_xts_enc_gb_avx2(const uint8_t *rk_enc, uint8_t *dst, const uint8
 void asmgen_sm4_xts_enc_gb_gfni(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 /* requires AES, AVX, AVX2, VAES */
 void asmgen_sm4_xts_enc_gb_vaes(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
-/* requires AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW */
+/* requires AVX, AVX2, BMI2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW */
 void asmgen_sm4_xts_enc_gb_gfni512(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 /* requires AES, AVX, AVX2, VAES, VPCLMULQDQ, AVX512F, AVX512BW */
 void asmgen_sm4_xts_enc_gb_vaes512(const uint8_t *rk_enc, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
@@ -215,7 +215,7 @@ void asmgen_sm4_xts_dec_gb_avx2(const uint8_t *rk_dec, uint8_t *dst, const uint8
 void asmgen_sm4_xts_dec_gb_gfni(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 /* requires AES, AVX, AVX2, VAES */
 void asmgen_sm4_xts_dec_gb_vaes(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
-/* requires AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW */
+/* requires AVX, AVX2, BMI2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW */
 void asmgen_sm4_xts_dec_gb_gfni512(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
 /* requires AES, AVX, AVX2, VAES, VPCLMULQDQ, AVX512F, AVX512BW */
 void asmgen_sm4_xts_dec_gb_vaes512(const uint8_t *rk_dec, uint8_t *dst, const uint8_t *src, size_t nblocks, uint8_t *tweak);
@@ -237,7 +237,7 @@ void asmgen_sm4_xts_unit_enc_ieee_avx2(const uint8_t *rk_enc, const uint8_t *rk_
 void asmgen_sm4_xts_unit_enc_ieee_gfni(const uint8_t *rk_enc, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
 /* requires AES, AVX, AVX2, VAES */
 void asmgen_sm4_xts_unit_enc_ieee_vaes(const uint8_t *rk_enc, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
-/* requires AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW */
+/* requires AVX, AVX2, BMI2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW */
 void asmgen_sm4_xts_unit_enc_ieee_gfni512(const uint8_t *rk_enc, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
 /* requires AES, AVX, AVX2, VAES, VPCLMULQDQ, AVX512F, AVX512BW */
 void asmgen_sm4_xts_unit_enc_ieee_vaes512(const uint8_t *rk_enc, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
@@ -256,7 +256,7 @@ void asmgen_sm4_xts_unit_dec_ieee_avx2(const uint8_t *rk_dec, const uint8_t *rk_
 void asmgen_sm4_xts_unit_dec_ieee_gfni(const uint8_t *rk_dec, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
 /* requires AES, AVX, AVX2, VAES */
 void asmgen_sm4_xts_unit_dec_ieee_vaes(const uint8_t *rk_dec, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
-/* requires AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW */
+/* requires AVX, AVX2, BMI2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW */
 void asmgen_sm4_xts_unit_dec_ieee_gfni512(const uint8_t *rk_dec, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
 /* requires AES, AVX, AVX2, VAES, VPCLMULQDQ, AVX512F, AVX512BW */
 void asmgen_sm4_xts_unit_dec_ieee_vaes512(const uint8_t *rk_dec, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
@@ -273,7 +273,7 @@ void asmgen_sm4_xts_unit_enc_gb_avx2(const uint8_t *rk_enc, const uint8_t *rk_tw
 void asmgen_sm4_xts_unit_enc_gb_gfni(const uint8_t *rk_enc, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
 /* requires AES, AVX, AVX2, VAES */
 void asmgen_sm4_xts_unit_enc_gb_vaes(const uint8_t *rk_enc, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
-/* requires AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW */
+/* requires AVX, AVX2, BMI2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW */
 void asmgen_sm4_xts_unit_enc_gb_gfni512(const uint8_t *rk_enc, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
 /* requires AES, AVX, AVX2, VAES, VPCLMULQDQ, AVX512F, AVX512BW */
 void asmgen_sm4_xts_unit_enc_gb_vaes512(const uint8_t *rk_enc, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
@@ -290,7 +290,7 @@ void asmgen_sm4_xts_unit_dec_gb_avx2(const uint8_t *rk_dec, const uint8_t *rk_tw
 void asmgen_sm4_xts_unit_dec_gb_gfni(const uint8_t *rk_dec, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
 /* requires AES, AVX, AVX2, VAES */
 void asmgen_sm4_xts_unit_dec_gb_vaes(const uint8_t *rk_dec, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
-/* requires AVX, AVX2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW */
+/* requires AVX, AVX2, BMI2, VPCLMULQDQ, GFNI, AVX512F, AVX512BW */
 void asmgen_sm4_xts_unit_dec_gb_gfni512(const uint8_t *rk_dec, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);
 /* requires AES, AVX, AVX2, VAES, VPCLMULQDQ, AVX512F, AVX512BW */
 void asmgen_sm4_xts_unit_dec_gb_vaes512(const uint8_t *rk_dec, const uint8_t *rk_tweak, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv);

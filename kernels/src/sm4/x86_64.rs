@@ -191,7 +191,8 @@ impl Ctx {
 
 /// Emits `f` for every slot of a batch that holds blocks: all (`Count::All`), those holding blocks `< k`
 /// (`Known`), or those holding blocks `< n` behind branches on `n` (`Reg`); a slot the count fills partly is
-/// a ymm slot's [`Slot::Half`] or a zmm slot's [`Slot::Masked`] (its opmask set first: [`set_slot_mask`]).
+/// a ymm slot's [`Slot::Half`] or a zmm slot's [`Slot::Masked`] (the opmask set before the slots:
+/// [`set_slot_mask`]).
 /// `rev`: last slot first.
 fn for_slots(
     b: &mut B,
@@ -223,6 +224,9 @@ fn for_slots(
         }
         Count::Reg(n) => n,
     };
+    if bps == 4 {
+        set_slot_mask(b, count);
+    }
     let done = b.label("slots_done");
     for s in order {
         if s < always_full(bps) {
@@ -241,12 +245,7 @@ fn for_slots(
             f(x, b, w, s, Slot::Full);
             b.jmp(&next);
             b.bind(&part);
-            if bps == 2 {
-                f(x, b, w, s, Slot::Half);
-            } else {
-                set_slot_mask(b, s, count);
-                f(x, b, w, s, Slot::Masked);
-            }
+            f(x, b, w, s, if bps == 2 { Slot::Half } else { Slot::Masked });
         } else {
             f(x, b, w, s, Slot::Full);
         }

@@ -49,8 +49,8 @@ impl Count {
     pub(super) fn known_slots_masked(b: &mut B, count: Count, bps: usize) -> Vec<(usize, Slot)> {
         let Count::Known(k) = count else { unreachable!("a known count") };
         let slots = Self::known_slots(k, bps);
-        if let Some(&(s, Slot::Masked)) = slots.last() {
-            set_slot_mask(b, s, count);
+        if let Some((_, Slot::Masked)) = slots.last() {
+            set_slot_mask(b, count);
         }
         slots
     }
@@ -64,7 +64,7 @@ pub(crate) enum Slot {
     /// A ymm slot's first block only.
     Half,
     /// A zmm slot's first one to three blocks: the bytes under [`SLOT_MASK`], which the slot loops set before
-    /// they emit the slot (loads `vmovdqu8 zmm{k1}{z}`, stores `vmovdqu8 [..]{k1}`: nothing beyond the last
+    /// they emit the slots (loads `vmovdqu8 zmm{k1}{z}`, stores `vmovdqu8 [..]{k1}`: nothing beyond the last
     /// block is read or written).
     Masked,
 }
@@ -81,18 +81,18 @@ impl Slot {
 /// The opmask of a [`Slot::Masked`] zmm slot: one bit per byte of its blocks.
 pub(crate) const SLOT_MASK: K = k(1);
 
-/// Sets [`SLOT_MASK`] to the bytes of slot `s` (four blocks per slot) that hold blocks below the count: `16 *
-/// (count - 4s)` bits, from 16 to 48 (a slot the count fills partly). Clobbers rax and r11.
-pub(crate) fn set_slot_mask(b: &mut B, s: usize, count: Count) {
+/// Sets [`SLOT_MASK`] to the bytes of the blocks of the slot the count fills partly: the slot of four blocks
+/// holding the last block holds `count % 4` of them, so one mask serves whichever slot that is (none when the
+/// count is a multiple of four). Clobbers rax and r11.
+pub(crate) fn set_slot_mask(b: &mut B, count: Count) {
     match count {
         Count::Known(k) => {
-            let bits = 16 * (k - 4 * s);
-            b.movabs(RAX, ((1u64 << bits) - 1) as i64);
+            b.movabs(RAX, ((1u64 << (16 * (k % 4))) - 1) as i64);
         }
         Count::Reg(n) => {
             b.mov(R11, n);
+            b.and(R11, 3);
             b.shl(R11, 4);
-            b.sub(R11, 64 * s as i32);
             b.mov(RAX, -1);
             b.bzhi(RAX, RAX, R11);
         }
@@ -203,6 +203,9 @@ pub(crate) fn each_slot(b: &mut B, w: Width, slots: usize, count: Count, f: &mut
         }
         Count::Reg(n) => n,
     };
+    if bps == 4 {
+        set_slot_mask(b, count);
+    }
     let done = b.label("slots_done");
     for s in 0..slots {
         if s < always_full(bps) {
@@ -233,7 +236,7 @@ pub(crate) fn always_full(bps: usize) -> usize {
 }
 
 /// Slot `s` (of `bps` > 1 blocks) when `n` may fill it partly: `f(b, Full)` if `n` reaches its last block,
-/// else `f(b, Half)` (ymm) or, after [`set_slot_mask`], `f(b, Masked)` (zmm), behind a branch.
+/// else `f(b, Half)` (ymm) or `f(b, Masked)` (zmm, [`set_slot_mask`] emitted before the slots), behind a branch.
 pub(crate) fn partial_slot(b: &mut B, n: Gpr, s: usize, bps: usize, f: &mut dyn FnMut(&mut B, Slot)) {
     let part = b.label(if bps == 2 { "slot_half" } else { "slot_part" });
     let next = b.label("slot_next");
@@ -242,12 +245,7 @@ pub(crate) fn partial_slot(b: &mut B, n: Gpr, s: usize, bps: usize, f: &mut dyn 
     f(b, Slot::Full);
     b.jmp(&next);
     b.bind(&part);
-    if bps == 2 {
-        f(b, Slot::Half);
-    } else {
-        set_slot_mask(b, s, Count::Reg(n));
-        f(b, Slot::Masked);
-    }
+    f(b, if bps == 2 { Slot::Half } else { Slot::Masked });
     b.bind(&next);
 }
 

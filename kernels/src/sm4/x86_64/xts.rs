@@ -33,7 +33,7 @@ use super::batch::*;
 use super::cipher::*;
 use super::consts::*;
 use super::roles::*;
-use super::set::Set;
+use super::set::{Sbox, Set};
 use super::width::*;
 use crate::arch::x86_64::{advance, mov_count};
 use crate::ghash::BYTE_REVERSE;
@@ -626,6 +626,22 @@ const Z_TWO_GROUPS: usize = 8;
 /// stepped; the tweak after the batch is stored by [`batch_out_z`].
 fn batch_in_z(b: &mut B, x: &Ctx, slots: usize) {
     b.comment("T[0..8] from the chain into the tweak registers of slots 0 and 1 (lanes built in v0..v3).");
+    tweaks_0_to_8(b, x);
+    b.comment("Slot s: the tweaks of slot s - 2 times x^8; inputs src ^ T, T parked in dst.");
+    for s in 0..slots {
+        let (t, c) = ZPAIRS[s % 2];
+        if s >= 2 {
+            x.tw.times_bytes_z(b, t, c, 1);
+        }
+        let off = 64 * s as i32;
+        b.vpxorq(slot_reg(s).z(), t.z(), mem(x.src, off));
+        b.vmovdqu64(mem(x.dst, off), t.z());
+    }
+}
+
+/// `T[0..8]` from the chain (its `step`, 7 times; each tweak put into its lane with `vinserti128` and
+/// `vinserti64x4`, built in v0..v3) into the tweak registers of slots 0 and 1; the chain is left at `T[7]`.
+fn tweaks_0_to_8(b: &mut B, x: &Ctx) {
     for k in 0..8usize {
         let t = x.tw.out(b, OUT, CHAIN);
         let (lo, hi) = (V(2 * (k / 4) as u8), V(2 * (k / 4) as u8 + 1));
@@ -643,16 +659,6 @@ fn batch_in_z(b: &mut B, x: &Ctx, slots: usize) {
         if k < 7 {
             x.tw.step(b, CHAIN, CHAIN);
         }
-    }
-    b.comment("Slot s: the tweaks of slot s - 2 times x^8; inputs src ^ T, T parked in dst.");
-    for s in 0..slots {
-        let (t, c) = ZPAIRS[s % 2];
-        if s >= 2 {
-            x.tw.times_bytes_z(b, t, c, 1);
-        }
-        let off = 64 * s as i32;
-        b.vpxorq(slot_reg(s).z(), t.z(), mem(x.src, off));
-        b.vmovdqu64(mem(x.dst, off), t.z());
     }
 }
 
@@ -817,9 +823,11 @@ impl<'a> FullBatches<'a> {
 }
 
 /// The zmm kernel for `nblocks`: full 48-block batches in a row (the outputs of one and the inputs of the next
-/// in one pass over the slots), then of the 0..47 blocks left 32 as one batch of two zmm groups
-/// ([`two_groups_z`]) where there are as many, and the rest by the base set's ymm loop ([`ymm_loop`]), which
-/// leaves `src + 16 * n` at the end as the other loops do.
+/// in one pass over the slots), then (GFNI) the 17..47 blocks left as one zmm batch of two groups or three, the
+/// last slot under an opmask ([`partial_z`]), or 1..16 by the base set's ymm loop ([`ymm_loop`]): one chain of
+/// rounds for what the full batches leave. (VAES, whose zmm batches of fewer groups measured no faster than
+/// ymm: 32 of them as one batch of two groups ([`two_groups_z`]) where there are as many, the rest on ymm.)
+/// Each leaves `src + 16 * n` at the end as the other loops do.
 fn zmm_loop(b: &mut B, x: &Ctx) {
     let (n, src, dst) = (x.n, x.src, x.dst);
     let below = b.label("below_z");
@@ -832,16 +840,86 @@ fn zmm_loop(b: &mut B, x: &Ctx) {
     b.add(dst, 768);
     b.blank();
     b.bind(&below);
-    let below32 = b.label("below32_z");
+    if x.c.sbox != Sbox::Gfni {
+        // The VAES set: 32 of the blocks left as one zmm batch of two groups, the rest on ymm and xmm.
+        let below32 = b.label("below32_z");
+        b.cmp(n, 32);
+        b.jb(&below32);
+        two_groups_z(b, x);
+        b.sub(n, 32);
+        b.add(src, 512);
+        b.add(dst, 512);
+        b.bind(&below32);
+        b.comment("0..31 blocks: the ymm and xmm batches.");
+        ymm_loop(b, x, true);
+        return;
+    }
+    let (ymm, end) = (b.label("below17_z"), b.label("end_z"));
+    b.cmp(n, Z_GROUP as i32);
+    b.jbe(&ymm);
+    let three = b.label("three_groups_z");
+    b.comment("17..47 blocks: one zmm batch of two groups (up to 32) or three.");
     b.cmp(n, 32);
-    b.jb(&below32);
-    two_groups_z(b, x);
-    b.sub(n, 32);
-    b.add(src, 512);
-    b.add(dst, 512);
-    b.bind(&below32);
-    b.comment("0..31 blocks: the ymm and xmm batches.");
+    b.ja(&three);
+    partial_z(b, x, 2);
+    b.jmp(&end);
+    b.bind(&three);
+    partial_z(b, x, 3);
+    b.jmp(&end);
+    b.bind(&ymm);
+    b.comment("0..16 blocks: the ymm and xmm batches.");
     ymm_loop(b, x, true);
+    b.bind(&end);
+}
+
+/// One zmm batch of `ngroups` groups holding the `n` (17..47) blocks left: the tweaks formed as a full batch's
+/// ([`batch_in_z`]), the slots the count fills partly loaded and stored under [`SLOT_MASK`], those past it
+/// skipped; the tweak after the batch is the last block's, parked in `dst`, times x. `n`, `src` and `dst` stay.
+fn partial_z(b: &mut B, x: &Ctx, ngroups: usize) {
+    let slots = 4 * ngroups;
+    let n = x.n;
+    b.comment("T[0..8] from the chain into the tweak registers of slots 0 and 1.");
+    tweaks_0_to_8(b, x);
+    b.comment("Slot s: the tweaks of slot s - 2 times x^8; inputs src ^ T, T parked in dst (up to the last block).");
+    each_slot(b, Width::Z, slots, Count::Reg(n), &mut |b, s, part| {
+        let (t, c) = ZPAIRS[s % 2];
+        if s >= 2 {
+            x.tw.times_bytes_z(b, t, c, 1);
+        }
+        let (v, off) = (slot_reg(s), 64 * s as i32);
+        if part == Slot::Masked {
+            b.vmovdqu8(v.z().maskz(SLOT_MASK), mem(x.src, off));
+            b.vpxorq(v.z(), v.z(), t.z());
+            b.vmovdqu8(mem(x.dst, off).mask(SLOT_MASK), t.z());
+        } else {
+            b.vpxorq(v.z(), t.z(), mem(x.src, off));
+            b.vmovdqu64(mem(x.dst, off), t.z());
+        }
+    });
+    batch_core(b, x, Width::Z, ngroups);
+    b.comment("The tweak of the block after the batch: the last block's (parked in dst) times x.");
+    b.mov(RAX, n);
+    b.shl(RAX, 4);
+    b.lea(RAX, mem_index(x.dst, RAX, 1, -16));
+    x.tw.load(b, Home::Mem(RAX));
+    x.tw.step(b, CHAIN, CHAIN);
+    let t = x.tw.out(b, OUT, CHAIN);
+    x.home.store(b, t);
+    b.comment("Xor the tweaks parked in dst.");
+    let parked = ZPAIRS[0].0;
+    each_slot(b, Width::Z, slots, Count::Reg(n), &mut |b, s, part| {
+        let (v, off) = (slot_reg(s), 64 * s as i32);
+        if part == Slot::Masked {
+            b.vmovdqu8(parked.z().maskz(SLOT_MASK), mem(x.dst, off));
+            b.vpxorq(v.z(), v.z(), parked.z());
+            b.vmovdqu8(mem(x.dst, off).mask(SLOT_MASK), v.z());
+        } else {
+            b.vpxorq(v.z(), v.z(), mem(x.dst, off));
+            b.vmovdqu64(mem(x.dst, off), v.z());
+        }
+    });
+    b.comment("The chain of the next block.");
+    x.tw.load(b, x.home);
 }
 
 /// `asmgen_sm4_xts_<enc|dec>_<ieee|gb>_<set>(rk, dst, src, nblocks, tweak)`.
