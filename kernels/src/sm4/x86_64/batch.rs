@@ -370,7 +370,7 @@ fn zmm_loop(
     b.jae(lp);
     b.blank();
     b.bind(&below);
-    let left = if z_tail {
+    if z_tail {
         let ymm = b.label("below_z_part");
         b.comment("17..47 blocks: one zmm batch of two groups or three, the last slot under an opmask.");
         b.cmp(n, Z_GROUP as i32);
@@ -378,11 +378,16 @@ fn zmm_loop(
         part(b, Width::Z, Fill::Partial);
         b.jmp(done);
         b.bind(&ymm);
-        Z_GROUP
-    } else {
-        per - 1
-    };
-    b.comment(format_args!("1..{left} blocks: ymm batches of up to 16, then one xmm batch of up to 8."));
+        b.comment("1..16 blocks: one ymm batch, or one xmm batch of up to 8.");
+        b.cmp(n, 8);
+        b.jbe(&small);
+        part(b, Width::Y, Fill::Both);
+        b.jmp(done);
+        b.bind(&small);
+        part(b, Width::X, Fill::Partial);
+        return;
+    }
+    b.comment(format_args!("1..{} blocks: ymm batches of up to 16, then one xmm batch of up to 8.", per - 1));
     b.cmp(n, 8);
     b.jbe(&small);
     b.bind(&lpy);

@@ -824,10 +824,10 @@ impl<'a> FullBatches<'a> {
 
 /// The zmm kernel for `nblocks`: full 48-block batches in a row (the outputs of one and the inputs of the next
 /// in one pass over the slots), then (GFNI) the 17..47 blocks left as one zmm batch of two groups or three, the
-/// last slot under an opmask ([`partial_z`]), or 1..16 by the base set's ymm loop ([`ymm_loop`]): one chain of
-/// rounds for what the full batches leave. (VAES, whose zmm batches of fewer groups measured no faster than
-/// ymm: 32 of them as one batch of two groups ([`two_groups_z`]) where there are as many, the rest on ymm.)
-/// Each leaves `src + 16 * n` at the end as the other loops do.
+/// last slot under an opmask ([`partial_z`]), or 1..16 as one ymm or xmm batch: one chain of rounds for what
+/// the full batches leave. (VAES, whose zmm batches of fewer groups measured no faster than ymm: 32 of them as
+/// one batch of two groups ([`two_groups_z`]) where there are as many, the rest by the ymm loop
+/// ([`ymm_loop`]).) Each leaves `src + 16 * n` at the end as the other loops do.
 fn zmm_loop(b: &mut B, x: &Ctx) {
     let (n, src, dst) = (x.n, x.src, x.dst);
     let below = b.label("below_z");
@@ -867,8 +867,18 @@ fn zmm_loop(b: &mut B, x: &Ctx) {
     partial_z(b, x, 3);
     b.jmp(&end);
     b.bind(&ymm);
-    b.comment("0..16 blocks: the ymm and xmm batches.");
-    ymm_loop(b, x, true);
+    b.comment("0..16 blocks: one ymm batch, or one xmm batch of up to 8.");
+    let small = b.label("small");
+    b.test(n, n);
+    b.jz(&end);
+    b.cmp(n, 8);
+    b.jbe(&small);
+    batch_in(b, x, Width::Y, Fill::Both, 2);
+    batch_core(b, x, Width::Y, 2);
+    batch_out(b, x, Width::Y, Fill::Both, 2);
+    b.jmp(&end);
+    b.bind(&small);
+    batch(b, x, Width::X, Fill::Partial);
     b.bind(&end);
 }
 
