@@ -254,9 +254,9 @@ pub(crate) fn partial_slot(b: &mut B, n: Gpr, s: usize, bps: usize, f: &mut dyn 
 /// of the rest (on xmm when it fits: lower latency; on zmm, with `z_tail`, one zmm batch of two or three groups
 /// for more than 16 ([`Z_PAIR`]), else full ymm batches while more than 16 are left, then ymm or xmm). With
 /// `nblocks`: the general loop, full or partial batches decided at run time; on ymm, 1..8 blocks take one xmm
-/// batch; on zmm, full batches of 48, then with `z_tail` one zmm batch of two or three groups for 17..47, then
-/// the ymm loop for the 1..16 (without `z_tail` 1..47) left. (`z_tail` is the GFNI kernels': the VAES set's
-/// zmm batches of two groups measured slower than its ymm batches.)
+/// batch; on zmm, full batches of 48, then with `z_tail` one zmm batch of two or three groups for 17..47 or one
+/// ymm or xmm batch for 1..16 (without `z_tail`: the ymm loop for 1..47). (`z_tail` is the GFNI kernels': the
+/// VAES set's zmm batches of two groups measured slower than its ymm batches.)
 ///
 /// `full(b)` emits a full batch, `part(b, w, fill)` a batch of width `w` filled as `fill` says.
 pub(crate) fn batch_loop(
@@ -346,8 +346,9 @@ fn fixed_rest(
     part(b, tail, Fill::Known(rest));
 }
 
-/// [`batch_loop`]'s run-time loop on zmm: full batches of 48 at `lp`, then (with `z_tail`) one of two or three
-/// groups for 17..47 ([`Z_PAIR`]), then ymm batches of up to 16 and one xmm batch of up to 8.
+/// [`batch_loop`]'s run-time loop on zmm: full batches of 48 at `lp`, then with `z_tail` one of two or three
+/// groups for 17..47 ([`Z_PAIR`]) or one ymm or xmm batch for 1..16; without, ymm batches of up to 16 and one
+/// xmm batch of up to 8.
 fn zmm_loop(
     b: &mut B,
     n: Gpr,
