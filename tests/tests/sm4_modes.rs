@@ -324,8 +324,21 @@ const MODES: &[Mode] = &[
     },
 ];
 
+/// The chaining value the API documents after a whole message of `ciphertext` from `iv`: CBC's and CFB's last
+/// whole ciphertext block (the IV where there is none), CTR's counter past every started block; `None` for
+/// the modes that keep none.
+fn state_after(mode: &Mode, iv: &[u8; 16], ciphertext: &[u8]) -> Option<[u8; 16]> {
+    let whole = ciphertext.len() / 16 * 16;
+    match mode.name {
+        "CBC" | "CFB" if whole > 0 => ciphertext[whole - 16..whole].try_into().ok(),
+        "CBC" | "CFB" => Some(*iv),
+        "CTR" => Some(u128::from_be_bytes(*iv).wrapping_add(ciphertext.len().div_ceil(16) as u128).to_be_bytes()),
+        _ => None,
+    }
+}
+
 /// Encrypts and decrypts `data` with `mode` on `s`, split at `splits` (block boundaries) when the mode
-/// chains, and compares with the reference.
+/// chains, and compares with the reference, the chaining value after the message too ([`state_after`]).
 fn check(s: &Sm4, mode: &Mode, key: &[u8; 16], iv: &[u8; 16], data: &[u8], off: usize, splits: &[usize]) {
     let what = format!("{}: {}, length {}, offset {off}, splits {splits:?}", s.backend(), mode.name, data.len());
     let want = (mode.reference)(key, iv, data, false);
@@ -338,6 +351,8 @@ fn check(s: &Sm4, mode: &Mode, key: &[u8; 16], iv: &[u8; 16], data: &[u8], off: 
     }
     m.check_guards();
     assert_eq!(m.get(), &want[..], "{what}: encryption");
+    let state = state_after(mode, iv, &want);
+    assert!(state.is_none_or(|st| st == v), "{what}: the chaining value after encryption");
     let back = (mode.reference)(key, iv, &want, true);
     assert_eq!(back, data, "{what}: the reference's own round trip");
     let mut v = *iv;
@@ -348,6 +363,7 @@ fn check(s: &Sm4, mode: &Mode, key: &[u8; 16], iv: &[u8; 16], data: &[u8], off: 
     }
     m.check_guards();
     assert_eq!(m.get(), data, "{what}: decryption");
+    assert!(state.is_none_or(|st| st == v), "{what}: the chaining value after decryption");
 }
 
 #[test]

@@ -5,9 +5,10 @@ use super::keys::*;
 use crate::Error;
 use zeroize::Zeroizing;
 
-/// [`Sm4::apply_ctr`] runs a message that ends in a partial block as whole batches of this many bytes (the zmm
-/// sets' batch: 48 blocks), then the rest, at most as many bytes with the partial block, in one call.
-const CTR_TAIL_BYTES: usize = 16 * 48;
+/// A message that ends in a partial block runs in CTR and CFB decryption as whole batches of this many bytes
+/// (the zmm sets' batch: 48 blocks), then the rest, at most as many bytes with the partial block, in one call
+/// ([`Sm4::chain_with_tail`]).
+const TAIL_BYTES: usize = 16 * 48;
 
 /// The SM4 block cipher with its confidentiality modes (ECB, CBC, CFB, CTR, CBC with ciphertext stealing).
 ///
@@ -97,6 +98,17 @@ impl Sm4 {
 
     fn cfb(&self, iv: &mut [u8; 16], buf: &mut [u8], decrypt: bool) {
         let full = buf.len() / 16 * 16;
+        if decrypt && full < buf.len() {
+            // The keystream of the partial block is E(the last whole ciphertext block), known before any
+            // decryption: one call with the blocks before it. `iv` ends as the last whole ciphertext block.
+            let mut last = *iv;
+            if full > 0 {
+                last.copy_from_slice(&buf[full - 16..full]);
+            }
+            self.chain_with_tail(self.0.k.cfb_dec, buf, iv);
+            *iv = last;
+            return;
+        }
         let (blocks, rest) = buf.split_at_mut(full);
         let f = if decrypt { self.0.k.cfb_dec } else { self.0.k.cfb_enc };
         self.0.chain(f, &self.0.enc, blocks, iv);
@@ -124,20 +136,27 @@ impl Sm4 {
             }
             return;
         }
-        // A partial last block: it and the whole blocks after the last full batch go through one call in a
-        // buffer of their own (one chain of rounds, where the blocks and then the partial block were two).
-        let head = full / CTR_TAIL_BYTES * CTR_TAIL_BYTES;
+        self.chain_with_tail(self.0.k.ctr, buf, counter);
+    }
+
+    /// Chaining kernel `f` (CTR, CFB decryption: the partial block's keystream does not depend on it) over
+    /// `buf`, which ends in a partial block: its whole batches of [`TAIL_BYTES`] in place, then the blocks
+    /// after them and the partial one, zero-padded, in one call on a buffer of their own (one chain of rounds,
+    /// where the blocks and then the partial block were two). `state` is left as `f` leaves it after the
+    /// padded block.
+    fn chain_with_tail(&self, f: dispatch::ChainFn, buf: &mut [u8], state: &mut [u8; 16]) {
+        let head = buf.len() / TAIL_BYTES * TAIL_BYTES;
         let (blocks, tail) = buf.split_at_mut(head);
-        self.0.chain(self.0.k.ctr, &self.0.enc, blocks, counter);
+        self.0.chain(f, &self.0.enc, blocks, state);
         // Held as u128 so that the wipe on drop is 48 stores, not 768 (it holds the message's tail and the
         // unused keystream of its last block).
-        let mut own = Zeroizing::new([0u128; CTR_TAIL_BYTES / 16]);
+        let mut own = Zeroizing::new([0u128; TAIL_BYTES / 16]);
         // SAFETY: the bytes of `own` exactly (u128 has no padding; any bytes are a valid u128), borrowed while
         // `own` is not otherwise used.
-        let bytes = unsafe { std::slice::from_raw_parts_mut(own.as_mut_ptr().cast::<u8>(), CTR_TAIL_BYTES) };
+        let bytes = unsafe { std::slice::from_raw_parts_mut(own.as_mut_ptr().cast::<u8>(), TAIL_BYTES) };
         let padded = &mut bytes[..tail.len().div_ceil(16) * 16];
         padded[..tail.len()].copy_from_slice(tail);
-        self.0.chain(self.0.k.ctr, &self.0.enc, padded, counter);
+        self.0.chain(f, &self.0.enc, padded, state);
         tail.copy_from_slice(&padded[..tail.len()]);
     }
 

@@ -945,9 +945,9 @@ fn jit_report() {
 }
 
 /// The size kind `kind` is measured at for a requested `size`: as asked where the kind takes any length (the
-/// hashes, CTR, GCM, the CMAC and XCBC MACs), else rounded down to whole blocks, at least one.
+/// hashes, CTR, CFB, GCM, the CMAC and XCBC MACs), else rounded down to whole blocks, at least one.
 fn measured_size(kind: &str, size: usize) -> usize {
-    const ANY_LENGTH: [&str; 6] = ["GHASH", "POLYVAL", "SM4-CTR", "SM4-GCM", "SM4-CMAC", "SM4-XCBC"];
+    const ANY_LENGTH: [&str; 7] = ["GHASH", "POLYVAL", "SM4-CTR", "SM4-CFB", "SM4-GCM", "SM4-CMAC", "SM4-XCBC"];
     if ANY_LENGTH.iter().any(|k| kind.starts_with(k)) {
         size
     } else {
