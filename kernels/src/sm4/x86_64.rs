@@ -239,13 +239,7 @@ fn for_slots(
             b.jb(if rev { &next } else { &done });
         }
         if bps > 1 {
-            let part = b.label(if bps == 2 { "slot_half" } else { "slot_part" });
-            b.cmp(n, ((s + 1) * bps) as i32);
-            b.jb(&part);
-            f(x, b, w, s, Slot::Full);
-            b.jmp(&next);
-            b.bind(&part);
-            f(x, b, w, s, if bps == 2 { Slot::Half } else { Slot::Masked });
+            partial_slot(b, n, s, bps, &next, &mut |b, part| f(x, b, w, s, part));
         } else {
             f(x, b, w, s, Slot::Full);
         }

@@ -217,7 +217,9 @@ pub(crate) fn each_slot(b: &mut B, w: Width, slots: usize, count: Count, f: &mut
             b.jb(&done);
         }
         if bps > 1 {
-            partial_slot(b, n, s, bps, &mut |b, part| f(b, s, part));
+            let next = b.label("slot_next");
+            partial_slot(b, n, s, bps, &next, &mut |b, part| f(b, s, part));
+            b.bind(&next);
         } else {
             f(b, s, Slot::Full);
         }
@@ -236,17 +238,16 @@ pub(crate) fn always_full(bps: usize) -> usize {
 }
 
 /// Slot `s` (of `bps` > 1 blocks) when `n` may fill it partly: `f(b, Full)` if `n` reaches its last block,
-/// else `f(b, Half)` (ymm) or `f(b, Masked)` (zmm, [`set_slot_mask`] emitted before the slots), behind a branch.
-pub(crate) fn partial_slot(b: &mut B, n: Gpr, s: usize, bps: usize, f: &mut dyn FnMut(&mut B, Slot)) {
+/// else `f(b, Half)` (ymm) or `f(b, Masked)` (zmm, [`set_slot_mask`] emitted before the slots), behind a branch;
+/// the full case jumps to `next`, which the caller binds after it.
+pub(crate) fn partial_slot(b: &mut B, n: Gpr, s: usize, bps: usize, next: &Label, f: &mut dyn FnMut(&mut B, Slot)) {
     let part = b.label(if bps == 2 { "slot_half" } else { "slot_part" });
-    let next = b.label("slot_next");
     b.cmp(n, ((s + 1) * bps) as i32);
     b.jb(&part);
     f(b, Slot::Full);
-    b.jmp(&next);
+    b.jmp(next);
     b.bind(&part);
     f(b, if bps == 2 { Slot::Half } else { Slot::Masked });
-    b.bind(&next);
 }
 
 /// A kernel's loop over batches of `per` blocks of width `w` (`per` = 8 on xmm, 16 on ymm, 48 on zmm). With a
