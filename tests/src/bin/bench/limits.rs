@@ -13,9 +13,11 @@ struct Stream {
     run: unsafe fn(u64),
 }
 
-/// Defines `unsafe fn $name(n)`: `n` iterations of the instructions `$line`, on zmm16..zmm27 from zmm28/zmm29.
+/// Defines `unsafe fn $name(n)`: `n` iterations of the instructions `$line` (each a template string of one or
+/// more lines), on zmm16..zmm27 from zmm28/zmm29. Nothing reads what a stream writes: every instruction is
+/// independent of every other, so only throughput counts.
 macro_rules! stream {
-    ($name:ident, $($line:literal),* $(,)?) => {
+    ($name:ident, $($line:expr),* $(,)?) => {
         #[target_feature(enable = "avx512f,avx512bw,avx512vl,gfni,vpclmulqdq,vaes")]
         unsafe fn $name(n: u64) {
             // SAFETY (of the caller): the CPU has the features. The loop touches only the clobbered registers.
@@ -36,288 +38,112 @@ macro_rules! stream {
     };
 }
 
-stream!(
-    clmul_x,
-    "vpclmulqdq xmm16, xmm28, xmm29, 0",
-    "vpclmulqdq xmm17, xmm28, xmm29, 0",
-    "vpclmulqdq xmm18, xmm28, xmm29, 0",
-    "vpclmulqdq xmm19, xmm28, xmm29, 0",
-    "vpclmulqdq xmm20, xmm28, xmm29, 0",
-    "vpclmulqdq xmm21, xmm28, xmm29, 0",
-    "vpclmulqdq xmm22, xmm28, xmm29, 0",
-    "vpclmulqdq xmm23, xmm28, xmm29, 0",
-    "vpclmulqdq xmm24, xmm28, xmm29, 0",
-    "vpclmulqdq xmm25, xmm28, xmm29, 0",
-    "vpclmulqdq xmm26, xmm28, xmm29, 0",
-    "vpclmulqdq xmm27, xmm28, xmm29, 0",
-);
+/// Four `$op` into zmm24..zmm27 from the sources `$src`, as one template.
+macro_rules! four {
+    ($op:literal, $src:literal) => {
+        concat!(
+            $op, " zmm24, ", $src, "\n", $op, " zmm25, ", $src, "\n", $op, " zmm26, ", $src, "\n", $op, " zmm27, ",
+            $src, "\n",
+        )
+    };
+}
 
-stream!(
-    clmul_y,
-    "vpclmulqdq ymm16, ymm28, ymm29, 0",
-    "vpclmulqdq ymm17, ymm28, ymm29, 0",
-    "vpclmulqdq ymm18, ymm28, ymm29, 0",
-    "vpclmulqdq ymm19, ymm28, ymm29, 0",
-    "vpclmulqdq ymm20, ymm28, ymm29, 0",
-    "vpclmulqdq ymm21, ymm28, ymm29, 0",
-    "vpclmulqdq ymm22, ymm28, ymm29, 0",
-    "vpclmulqdq ymm23, ymm28, ymm29, 0",
-    "vpclmulqdq ymm24, ymm28, ymm29, 0",
-    "vpclmulqdq ymm25, ymm28, ymm29, 0",
-    "vpclmulqdq ymm26, ymm28, ymm29, 0",
-    "vpclmulqdq ymm27, ymm28, ymm29, 0",
-);
+/// Defines `unsafe fn $name(n)`: twelve `$op` per iteration into `$reg`16..`$reg`27 (the register kind given
+/// as `"zmm"`, `"ymm"` or `"xmm"`), from the sources `$src`.
+macro_rules! twelve {
+    ($name:ident, $op:literal, $reg:literal, $src:literal) => {
+        stream!(
+            $name,
+            concat!($op, " ", $reg, "16, ", $src),
+            concat!($op, " ", $reg, "17, ", $src),
+            concat!($op, " ", $reg, "18, ", $src),
+            concat!($op, " ", $reg, "19, ", $src),
+            concat!($op, " ", $reg, "20, ", $src),
+            concat!($op, " ", $reg, "21, ", $src),
+            concat!($op, " ", $reg, "22, ", $src),
+            concat!($op, " ", $reg, "23, ", $src),
+            concat!($op, " ", $reg, "24, ", $src),
+            concat!($op, " ", $reg, "25, ", $src),
+            concat!($op, " ", $reg, "26, ", $src),
+            concat!($op, " ", $reg, "27, ", $src),
+        );
+    };
+}
 
-stream!(
-    clmul_z,
-    "vpclmulqdq zmm16, zmm28, zmm29, 0",
-    "vpclmulqdq zmm17, zmm28, zmm29, 0",
-    "vpclmulqdq zmm18, zmm28, zmm29, 0",
-    "vpclmulqdq zmm19, zmm28, zmm29, 0",
-    "vpclmulqdq zmm20, zmm28, zmm29, 0",
-    "vpclmulqdq zmm21, zmm28, zmm29, 0",
-    "vpclmulqdq zmm22, zmm28, zmm29, 0",
-    "vpclmulqdq zmm23, zmm28, zmm29, 0",
-    "vpclmulqdq zmm24, zmm28, zmm29, 0",
-    "vpclmulqdq zmm25, zmm28, zmm29, 0",
-    "vpclmulqdq zmm26, zmm28, zmm29, 0",
-    "vpclmulqdq zmm27, zmm28, zmm29, 0",
-);
+twelve!(clmul_x, "vpclmulqdq", "xmm", "xmm28, xmm29, 0");
+twelve!(clmul_y, "vpclmulqdq", "ymm", "ymm28, ymm29, 0");
+twelve!(clmul_z, "vpclmulqdq", "zmm", "zmm28, zmm29, 0");
+twelve!(gfni_z, "vgf2p8affineinvqb", "zmm", "zmm28, zmm29, 0");
+twelve!(prold_z, "vprold", "zmm", "zmm28, 8");
+twelve!(ternlog_z, "vpternlogd", "zmm", "zmm28, zmm29, 0x96");
+twelve!(shufb_z, "vpshufb", "zmm", "zmm28, zmm29");
+twelve!(xor_z, "vpxorq", "zmm", "zmm28, zmm29");
 
-stream!(
-    gfni_z,
-    "vgf2p8affineinvqb zmm16, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm17, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm18, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm19, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm20, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm21, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm22, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm23, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm24, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm25, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm26, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm27, zmm28, zmm29, 0",
-);
+/// One SM4 round on a zmm group as the gfni-avx512 set writes it, as independent instructions: 3
+/// `vgf2p8affineinvqb`, 3 byte rotations (`$rot` from `$src`), 4 `vpternlogd`.
+macro_rules! sm4_round {
+    ($rot:literal, $src:literal) => {
+        concat!(
+            "vgf2p8affineinvqb zmm16, zmm28, zmm29, 0\n",
+            "vgf2p8affineinvqb zmm17, zmm28, zmm29, 0\n",
+            "vgf2p8affineinvqb zmm18, zmm28, zmm29, 0\n",
+            $rot,
+            " zmm19, ",
+            $src,
+            "\n",
+            $rot,
+            " zmm20, ",
+            $src,
+            "\n",
+            $rot,
+            " zmm21, ",
+            $src,
+            "\n",
+            four!("vpternlogd", "zmm28, zmm29, 0x96")
+        )
+    };
+}
 
-stream!(
-    prold_z,
-    "vprold zmm16, zmm28, 8",
-    "vprold zmm17, zmm28, 8",
-    "vprold zmm18, zmm28, 8",
-    "vprold zmm19, zmm28, 8",
-    "vprold zmm20, zmm28, 8",
-    "vprold zmm21, zmm28, 8",
-    "vprold zmm22, zmm28, 8",
-    "vprold zmm23, zmm28, 8",
-    "vprold zmm24, zmm28, 8",
-    "vprold zmm25, zmm28, 8",
-    "vprold zmm26, zmm28, 8",
-    "vprold zmm27, zmm28, 8",
-);
+stream!(sm4_round_z, sm4_round!("vprold", "zmm28, 8"), sm4_round!("vprold", "zmm28, 8"));
+stream!(sm4_round_shufb_z, sm4_round!("vpshufb", "zmm28, zmm29"), sm4_round!("vpshufb", "zmm28, zmm29"));
 
-stream!(
-    ternlog_z,
-    "vpternlogd zmm16, zmm28, zmm29, 0x96",
-    "vpternlogd zmm17, zmm28, zmm29, 0x96",
-    "vpternlogd zmm18, zmm28, zmm29, 0x96",
-    "vpternlogd zmm19, zmm28, zmm29, 0x96",
-    "vpternlogd zmm20, zmm28, zmm29, 0x96",
-    "vpternlogd zmm21, zmm28, zmm29, 0x96",
-    "vpternlogd zmm22, zmm28, zmm29, 0x96",
-    "vpternlogd zmm23, zmm28, zmm29, 0x96",
-    "vpternlogd zmm24, zmm28, zmm29, 0x96",
-    "vpternlogd zmm25, zmm28, zmm29, 0x96",
-    "vpternlogd zmm26, zmm28, zmm29, 0x96",
-    "vpternlogd zmm27, zmm28, zmm29, 0x96",
-);
-
-stream!(
-    shufb_z,
-    "vpshufb zmm16, zmm28, zmm29",
-    "vpshufb zmm17, zmm28, zmm29",
-    "vpshufb zmm18, zmm28, zmm29",
-    "vpshufb zmm19, zmm28, zmm29",
-    "vpshufb zmm20, zmm28, zmm29",
-    "vpshufb zmm21, zmm28, zmm29",
-    "vpshufb zmm22, zmm28, zmm29",
-    "vpshufb zmm23, zmm28, zmm29",
-    "vpshufb zmm24, zmm28, zmm29",
-    "vpshufb zmm25, zmm28, zmm29",
-    "vpshufb zmm26, zmm28, zmm29",
-    "vpshufb zmm27, zmm28, zmm29",
-);
-
-stream!(
-    xor_z,
-    "vpxorq zmm16, zmm28, zmm29",
-    "vpxorq zmm17, zmm28, zmm29",
-    "vpxorq zmm18, zmm28, zmm29",
-    "vpxorq zmm19, zmm28, zmm29",
-    "vpxorq zmm20, zmm28, zmm29",
-    "vpxorq zmm21, zmm28, zmm29",
-    "vpxorq zmm22, zmm28, zmm29",
-    "vpxorq zmm23, zmm28, zmm29",
-    "vpxorq zmm24, zmm28, zmm29",
-    "vpxorq zmm25, zmm28, zmm29",
-    "vpxorq zmm26, zmm28, zmm29",
-    "vpxorq zmm27, zmm28, zmm29",
-);
-
-stream!(
-    sm4_round_z,
-    "vgf2p8affineinvqb zmm16, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm17, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm18, zmm28, zmm29, 0",
-    "vprold zmm19, zmm28, 8",
-    "vprold zmm20, zmm28, 8",
-    "vprold zmm21, zmm28, 8",
-    "vpternlogd zmm22, zmm28, zmm29, 0x96",
-    "vpternlogd zmm23, zmm28, zmm29, 0x96",
-    "vpternlogd zmm24, zmm28, zmm29, 0x96",
-    "vpternlogd zmm25, zmm28, zmm29, 0x96",
-    "vgf2p8affineinvqb zmm26, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm27, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm16, zmm28, zmm29, 0",
-    "vprold zmm17, zmm28, 8",
-    "vprold zmm18, zmm28, 8",
-    "vprold zmm19, zmm28, 8",
-    "vpternlogd zmm20, zmm28, zmm29, 0x96",
-    "vpternlogd zmm21, zmm28, zmm29, 0x96",
-    "vpternlogd zmm22, zmm28, zmm29, 0x96",
-    "vpternlogd zmm23, zmm28, zmm29, 0x96",
-);
-
-stream!(
-    sm4_round_shufb_z,
-    "vgf2p8affineinvqb zmm16, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm17, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm18, zmm28, zmm29, 0",
-    "vpshufb zmm19, zmm28, zmm29",
-    "vpshufb zmm20, zmm28, zmm29",
-    "vpshufb zmm21, zmm28, zmm29",
-    "vpternlogd zmm22, zmm28, zmm29, 0x96",
-    "vpternlogd zmm23, zmm28, zmm29, 0x96",
-    "vpternlogd zmm24, zmm28, zmm29, 0x96",
-    "vpternlogd zmm25, zmm28, zmm29, 0x96",
-    "vgf2p8affineinvqb zmm26, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm27, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm16, zmm28, zmm29, 0",
-    "vpshufb zmm17, zmm28, zmm29",
-    "vpshufb zmm18, zmm28, zmm29",
-    "vpshufb zmm19, zmm28, zmm29",
-    "vpternlogd zmm20, zmm28, zmm29, 0x96",
-    "vpternlogd zmm21, zmm28, zmm29, 0x96",
-    "vpternlogd zmm22, zmm28, zmm29, 0x96",
-    "vpternlogd zmm23, zmm28, zmm29, 0x96",
-);
-
+/// GCM fused, per 16 blocks: 32 SM4 rounds and 12 `vpclmulqdq` (the GHASH of 16 blocks); here 8 rounds and 3.
+macro_rules! eight_rounds {
+    () => {
+        concat!(
+            sm4_round!("vprold", "zmm28, 8"),
+            sm4_round!("vprold", "zmm28, 8"),
+            sm4_round!("vprold", "zmm28, 8"),
+            sm4_round!("vprold", "zmm28, 8"),
+            sm4_round!("vprold", "zmm28, 8"),
+            sm4_round!("vprold", "zmm28, 8"),
+            sm4_round!("vprold", "zmm28, 8"),
+            sm4_round!("vprold", "zmm28, 8"),
+        )
+    };
+}
 stream!(
     gcm_mix_z,
-    "vgf2p8affineinvqb zmm16, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm17, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm18, zmm28, zmm29, 0",
-    "vprold zmm19, zmm28, 8",
-    "vprold zmm20, zmm28, 8",
-    "vprold zmm21, zmm28, 8",
-    "vpternlogd zmm22, zmm28, zmm29, 0x96",
-    "vpternlogd zmm23, zmm28, zmm29, 0x96",
-    "vpternlogd zmm24, zmm28, zmm29, 0x96",
-    "vpternlogd zmm25, zmm28, zmm29, 0x96",
-    "vgf2p8affineinvqb zmm26, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm27, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm16, zmm28, zmm29, 0",
-    "vprold zmm17, zmm28, 8",
-    "vprold zmm18, zmm28, 8",
-    "vprold zmm19, zmm28, 8",
-    "vpternlogd zmm20, zmm28, zmm29, 0x96",
-    "vpternlogd zmm21, zmm28, zmm29, 0x96",
-    "vpternlogd zmm22, zmm28, zmm29, 0x96",
-    "vpternlogd zmm23, zmm28, zmm29, 0x96",
-    "vgf2p8affineinvqb zmm24, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm25, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm26, zmm28, zmm29, 0",
-    "vprold zmm27, zmm28, 8",
-    "vprold zmm16, zmm28, 8",
-    "vprold zmm17, zmm28, 8",
-    "vpternlogd zmm18, zmm28, zmm29, 0x96",
-    "vpternlogd zmm19, zmm28, zmm29, 0x96",
-    "vpternlogd zmm20, zmm28, zmm29, 0x96",
-    "vpternlogd zmm21, zmm28, zmm29, 0x96",
-    "vgf2p8affineinvqb zmm22, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm23, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm24, zmm28, zmm29, 0",
-    "vprold zmm25, zmm28, 8",
-    "vprold zmm26, zmm28, 8",
-    "vprold zmm27, zmm28, 8",
-    "vpternlogd zmm16, zmm28, zmm29, 0x96",
-    "vpternlogd zmm17, zmm28, zmm29, 0x96",
-    "vpternlogd zmm18, zmm28, zmm29, 0x96",
-    "vpternlogd zmm19, zmm28, zmm29, 0x96",
-    "vgf2p8affineinvqb zmm20, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm21, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm22, zmm28, zmm29, 0",
-    "vprold zmm23, zmm28, 8",
-    "vprold zmm24, zmm28, 8",
-    "vprold zmm25, zmm28, 8",
-    "vpternlogd zmm26, zmm28, zmm29, 0x96",
-    "vpternlogd zmm27, zmm28, zmm29, 0x96",
-    "vpternlogd zmm16, zmm28, zmm29, 0x96",
-    "vpternlogd zmm17, zmm28, zmm29, 0x96",
-    "vgf2p8affineinvqb zmm18, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm19, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm20, zmm28, zmm29, 0",
-    "vprold zmm21, zmm28, 8",
-    "vprold zmm22, zmm28, 8",
-    "vprold zmm23, zmm28, 8",
-    "vpternlogd zmm24, zmm28, zmm29, 0x96",
-    "vpternlogd zmm25, zmm28, zmm29, 0x96",
-    "vpternlogd zmm26, zmm28, zmm29, 0x96",
-    "vpternlogd zmm27, zmm28, zmm29, 0x96",
-    "vgf2p8affineinvqb zmm16, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm17, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm18, zmm28, zmm29, 0",
-    "vprold zmm19, zmm28, 8",
-    "vprold zmm20, zmm28, 8",
-    "vprold zmm21, zmm28, 8",
-    "vpternlogd zmm22, zmm28, zmm29, 0x96",
-    "vpternlogd zmm23, zmm28, zmm29, 0x96",
-    "vpternlogd zmm24, zmm28, zmm29, 0x96",
-    "vpternlogd zmm25, zmm28, zmm29, 0x96",
-    "vgf2p8affineinvqb zmm26, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm27, zmm28, zmm29, 0",
-    "vgf2p8affineinvqb zmm16, zmm28, zmm29, 0",
-    "vprold zmm17, zmm28, 8",
-    "vprold zmm18, zmm28, 8",
-    "vprold zmm19, zmm28, 8",
-    "vpternlogd zmm20, zmm28, zmm29, 0x96",
-    "vpternlogd zmm21, zmm28, zmm29, 0x96",
-    "vpternlogd zmm22, zmm28, zmm29, 0x96",
-    "vpternlogd zmm23, zmm28, zmm29, 0x96",
+    eight_rounds!(),
     "vpclmulqdq zmm24, zmm28, zmm29, 0",
     "vpclmulqdq zmm25, zmm28, zmm29, 0",
     "vpclmulqdq zmm26, zmm28, zmm29, 0",
 );
 
-stream!(
-    ghash_group_z,
-    "vpclmulqdq zmm16, zmm28, zmm29, 0",
-    "vpclmulqdq zmm17, zmm28, zmm29, 0",
-    "vpclmulqdq zmm18, zmm28, zmm29, 0",
-    "vpshufd zmm19, zmm28, 0x4e",
-    "vpxorq zmm20, zmm28, zmm29",
-    "vpxorq zmm21, zmm28, zmm29",
-    "vpxorq zmm22, zmm28, zmm29",
-    "vpxorq zmm23, zmm28, zmm29",
-    "vpclmulqdq zmm24, zmm28, zmm29, 0",
-    "vpclmulqdq zmm25, zmm28, zmm29, 0",
-    "vpclmulqdq zmm26, zmm28, zmm29, 0",
-    "vpshufd zmm27, zmm28, 0x4e",
-    "vpxorq zmm16, zmm28, zmm29",
-    "vpxorq zmm17, zmm28, zmm29",
-    "vpxorq zmm18, zmm28, zmm29",
-    "vpxorq zmm19, zmm28, zmm29",
-);
+/// GHASH (vpclmul-avx512), two groups of four blocks: 3 `vpclmulqdq` (Karatsuba), the half-sums' `vpshufd`,
+/// and four `vpxorq` each.
+macro_rules! ghash_group {
+    () => {
+        concat!(
+            "vpclmulqdq zmm16, zmm28, zmm29, 0\n",
+            "vpclmulqdq zmm17, zmm28, zmm29, 0\n",
+            "vpclmulqdq zmm18, zmm28, zmm29, 0\n",
+            "vpshufd zmm19, zmm28, 0x4e\n",
+            four!("vpxorq", "zmm28, zmm29"),
+        )
+    };
+}
+stream!(ghash_group_z, ghash_group!(), ghash_group!());
 
 /// The single-instruction streams.
 const STREAMS: &[Stream] = &[
@@ -331,9 +157,10 @@ const STREAMS: &[Stream] = &[
     Stream { what: "vpxorq zmm", per_iter: 12.0, run: xor_z },
 ];
 
-/// Defines `unsafe fn $name(n)`: the pipes the SM4 rounds fill, 6 GFNI and 6 `vprold`, beside `$line`.
+/// Defines `unsafe fn $name(n)`: the pipes the SM4 rounds fill, 6 GFNI and 6 `vprold`, beside four `$op` from
+/// `$src` (none without them).
 macro_rules! pipe_stream {
-    ($name:ident $(, $line:literal)* $(,)?) => {
+    ($name:ident $(, $op:literal, $src:literal)?) => {
         stream!(
             $name,
             "vgf2p8affineinvqb zmm16, zmm28, zmm29, 0",
@@ -348,33 +175,18 @@ macro_rules! pipe_stream {
             "vprold zmm25, zmm28, 8",
             "vprold zmm26, zmm28, 8",
             "vprold zmm27, zmm28, 8",
-            $($line,)*
+            $(four!($op, $src),)?
         );
     };
 }
 
 pipe_stream!(pipe_base);
-pipe_stream!(
-    pipe_clmul,
-    "vpclmulqdq zmm16, zmm28, zmm29, 0",
-    "vpclmulqdq zmm17, zmm28, zmm29, 0",
-    "vpclmulqdq zmm18, zmm28, zmm29, 0",
-    "vpclmulqdq zmm19, zmm28, zmm29, 0",
-);
-pipe_stream!(
-    pipe_shufb,
-    "vpshufb zmm16, zmm28, zmm29",
-    "vpshufb zmm17, zmm28, zmm29",
-    "vpshufb zmm18, zmm28, zmm29",
-    "vpshufb zmm19, zmm28, zmm29",
-);
-pipe_stream!(
-    pipe_shift,
-    "vpslldq zmm16, zmm28, 1",
-    "vpslldq zmm17, zmm28, 1",
-    "vpslldq zmm18, zmm28, 1",
-    "vpslldq zmm19, zmm28, 1",
-);
+pipe_stream!(pipe_clmul, "vpclmulqdq", "zmm28, zmm29, 0");
+pipe_stream!(pipe_shufb, "vpshufb", "zmm28, zmm29");
+pipe_stream!(pipe_shift, "vpslldq", "zmm28, 1");
+pipe_stream!(pipe_slld, "vpslld", "zmm28, 8");
+pipe_stream!(pipe_unpck, "vpunpckldq", "zmm28, zmm29");
+pipe_stream!(pipe_ternlog, "vpternlogd", "zmm28, zmm29, 0x96");
 
 /// Cycles per iteration of `run`: the fastest of five timings of `iters` iterations, at the fastest clock of
 /// `ghz` and the add chains timed between them (a busy machine shows as a slower chain, never a faster one).
@@ -428,15 +240,24 @@ pub fn print(ghz: Option<f64>) {
         gcm / 256.0
     );
     // What else takes the pipes of the SM4 rounds' GFNI and vprold: each of 4 other instructions beside 12 of
-    // theirs, as cycles added (GHASH's and GCM's multiplies, the byte reversals and transposes, XTS's tweak steps).
+    // theirs, as cycles added (GHASH's and GCM's multiplies, the byte reversals, the byte and dword shifts, the
+    // transposes, the xors; the rounds' own vpternlogd too).
     let base = cycles(pipe_base, ITERS, ghz);
     let added = |run| (cycles(run, ITERS, ghz) - base) / 4.0;
     println!(
-        "  beside 12 GFNI and vprold (zmm): each vpclmulqdq adds {:.2} cycles, each vpshufb {:.2}, each vpslldq {:.2}",
+        "  beside 12 GFNI and vprold (zmm), cycles each adds: vpclmulqdq {:.2}, vpshufb {:.2}, vpslldq {:.2}, \
+         vpslld {:.2}, vpunpckldq {:.2}, vpternlogd {:.2}",
         added(pipe_clmul),
         added(pipe_shufb),
-        added(pipe_shift)
+        added(pipe_shift),
+        added(pipe_slld),
+        added(pipe_unpck),
+        added(pipe_ternlog),
     );
+    // A zmm batch's floor: its rounds and the maps into and out of the GFNI domain (8 GFNI per 16 blocks, on
+    // the rounds' pipes); the loads, transposes and stores not counted.
+    let gfni = cycles(gfni_z, ITERS, ghz) / 12.0;
+    println!("  SM4 rounds and domain maps: {:.3} c/B", (32.0 * round + 8.0 * gfni) / 256.0);
     // GHASH (vpclmul-avx512): per four blocks (64 bytes) 3 vpclmulqdq (Karatsuba), the data's half-sums
     // (vpshufd, vpxorq) and three sums (vpxorq).
     let clmul = cycles(clmul_z, ITERS, ghz) / 12.0;
