@@ -145,6 +145,66 @@ macro_rules! ghash_group {
 }
 stream!(ghash_group_z, ghash_group!(), ghash_group!());
 
+/// Two GHASH groups as the zmm kernels write them: each group's data made ready by `$ready` (one template), 3
+/// `vpclmulqdq` each, and the products of the pair added to the sums by three `vpternlogq`.
+macro_rules! ghash_pair {
+    ($ready:expr) => {
+        concat!(
+            $ready,
+            $ready,
+            "vpclmulqdq zmm16, zmm28, zmm29, 0x00\n",
+            "vpclmulqdq zmm17, zmm28, zmm29, 0x11\n",
+            "vpclmulqdq zmm18, zmm28, zmm29, 0x00\n",
+            "vpclmulqdq zmm19, zmm28, zmm29, 0x00\n",
+            "vpclmulqdq zmm20, zmm28, zmm29, 0x11\n",
+            "vpclmulqdq zmm21, zmm28, zmm29, 0x00\n",
+            "vpternlogq zmm22, zmm28, zmm29, 0x96\n",
+            "vpternlogq zmm23, zmm28, zmm29, 0x96\n",
+            "vpternlogq zmm24, zmm28, zmm29, 0x96\n",
+        )
+    };
+}
+// GHASH today: the byte reversal (`vpshufb`), the half-sums by `vpshufd` and `vpxorq`.
+stream!(
+    ghash_pair_shufb_z,
+    ghash_pair!("vpshufb zmm25, zmm28, zmm29\nvpshufd zmm26, zmm28, 0x4e\nvpxorq zmm27, zmm28, zmm29\n")
+);
+// GHASH in POLYVAL's bit order: the half-sums from the data 8 bytes on (an xor), both reversed bytewise by GFNI.
+stream!(
+    ghash_pair_gfni_z,
+    ghash_pair!(
+        "vpxorq zmm25, zmm28, zmm29\nvgf2p8affineqb zmm26, zmm28, zmm29, 0\nvgf2p8affineqb zmm27, zmm28, zmm29, 0\n"
+    )
+);
+// POLYVAL: the half-sums' xor alone.
+stream!(polyval_pair_z, ghash_pair!("vpxorq zmm25, zmm28, zmm29\n"));
+
+/// Defines `unsafe fn $name(n)`: 12 zmm `vpclmulqdq` beside twelve `$op` from `$src` (none without them).
+macro_rules! clmul_beside {
+    ($name:ident $(, $op:literal, $src:literal)?) => {
+        stream!(
+            $name,
+            four!("vpclmulqdq", "zmm28, zmm29, 0"),
+            four!("vpclmulqdq", "zmm28, zmm29, 0"),
+            four!("vpclmulqdq", "zmm28, zmm29, 0"),
+            $(
+                concat!(
+                    $op, " zmm16, ", $src, "\n", $op, " zmm17, ", $src, "\n", $op, " zmm18, ", $src, "\n",
+                    $op, " zmm19, ", $src, "\n", $op, " zmm20, ", $src, "\n", $op, " zmm21, ", $src, "\n",
+                    $op, " zmm22, ", $src, "\n", $op, " zmm23, ", $src, "\n",
+                ),
+                four!($op, $src),
+            )?
+        );
+    };
+}
+
+clmul_beside!(clmul_base);
+clmul_beside!(clmul_gfni, "vgf2p8affineqb", "zmm28, zmm29, 0");
+clmul_beside!(clmul_prold, "vprold", "zmm28, 8");
+clmul_beside!(clmul_shufb, "vpshufb", "zmm28, zmm29");
+clmul_beside!(clmul_xor, "vpxorq", "zmm28, zmm29");
+
 /// The single-instruction streams.
 const STREAMS: &[Stream] = &[
     Stream { what: "vpclmulqdq xmm", per_iter: 12.0, run: clmul_x },
@@ -266,5 +326,25 @@ pub fn print(ghz: Option<f64>) {
         "  GHASH: 3 vpclmulqdq per 64 bytes: {:.3} c/B; with the group's shuffle and xors: {group:.2} cycles, {:.3} c/B",
         3.0 * clmul / 64.0,
         group / 64.0
+    );
+    // The same per group, two groups' sums added by vpternlogq as the kernels do, by how the data is made ready.
+    let pair = |run| cycles(run, ITERS, ghz) / 2.0;
+    println!(
+        "  GHASH group of a pair: {:.2} cycles with vpshufb and vpshufd (GHASH today), {:.2} with two GFNI \
+         (POLYVAL's bit order), {:.2} with neither (POLYVAL)",
+        pair(ghash_pair_shufb_z),
+        pair(ghash_pair_gfni_z),
+        pair(polyval_pair_z)
+    );
+    // What takes the pipes of vpclmulqdq: twelve of each beside twelve multiplies, as cycles added.
+    let base = cycles(clmul_base, ITERS, ghz);
+    let beside = |run| cycles(run, ITERS, ghz) - base;
+    println!(
+        "  beside 12 vpclmulqdq (zmm, {base:.1} cycles), 12 of each add: vgf2p8affineqb {:.2}, vprold {:.2}, \
+         vpshufb {:.2}, vpxorq {:.2}",
+        beside(clmul_gfni),
+        beside(clmul_prold),
+        beside(clmul_shufb),
+        beside(clmul_xor)
     );
 }
