@@ -20,7 +20,7 @@ const PT: &str = "aaaaaaaaaaaaaaaabbbbbbbbbbbbbbbbccccccccccccccccdddddddddddddd
                   eeeeeeeeeeeeeeeeffffffffffffffffeeeeeeeeeeeeeeeeaaaaaaaaaaaaaaaa";
 
 /// The backend's GCM on each path it has, pinned (fused where the set has fused kernels, and composed: from 113
-/// bytes on, the bulk on that path), and as keyed by default (its short messages' path up to 752 bytes), each
+/// bytes on, the bulk on that path), and as keyed by default (its short messages' path up to 1520 bytes), each
 /// with its name.
 fn gcms(key: &[u8; 16], b: &str) -> Vec<(Sm4Gcm, String)> {
     let mut v: Vec<(Sm4Gcm, String)> = [GcmPath::Fused, GcmPath::Composed]

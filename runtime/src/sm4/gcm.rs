@@ -37,7 +37,7 @@ struct ShortLimit {
     _zero: usize,
 }
 
-/// How [`Sm4Gcm`] runs a message's whole blocks (above 752 bytes, or above 112 with [`Sm4Gcm::with_path`];
+/// How [`Sm4Gcm`] runs a message's whole blocks (above 1520 bytes, or above 112 with [`Sm4Gcm::with_path`];
 /// shorter messages take one ECB call for their keystream and `E(J0)`, then GHASH).
 ///
 /// A set's fused kernels multiply as the GHASH set the kernel table names for them (`fused_ghash`): one block
@@ -84,11 +84,13 @@ impl Drop for Sm4Gcm {
 const GCM_MAX_BYTES: u64 = (1 << 36) - 32;
 
 /// Messages of at most this many bytes take [`Sm4Gcm::short_keystream`]: their counter blocks and `J0` in one
-/// ECB call of at most 48 blocks (one batch of the zmm kernels, three of the ymm kernels), then GHASH of the
+/// ECB call of at most 96 blocks (two batches of the zmm kernels, six of the ymm kernels), then GHASH of the
 /// ciphertext, instead of the bulk path (fused or composed) and then `E(J0)` with a partial tail's keystream
-/// block. On the Zen 4 this took 128-752 byte messages 10-34% faster on every x86_64 set (gfni-avx512: 272 B
-/// 3.96 -> 3.12 c/B, 496 B 2.35 -> 1.84); from about 1 KiB the bulk paths are as fast or faster.
-const SHORT_BYTES: usize = 752;
+/// block: fewer chains of 32 rounds (the partial batch, `E(J0)` and the tail's block in one). On the Zen 4 this
+/// took 128-1520 byte messages 5-35% faster on every x86_64 set (gfni-avx512: 272 B 4.06 -> 2.89 c/B, 496 B
+/// 2.34 -> 1.84, 1100 B 2.00 -> 1.56-1.62, 1500 B 1.64 -> 1.40-1.50); longer messages take the bulk path, whose
+/// GHASH runs among the rounds (fused) or in L1-sized chunks (composed), and need no buffer.
+const SHORT_BYTES: usize = 1520;
 
 /// The short messages' limit where the bulk's path was chosen ([`Sm4Gcm::with_path`], for tests and
 /// measurements that pin the kernels): 8 blocks with `J0`, one batch of every SIMD kernel.
@@ -98,7 +100,7 @@ const ONE_BATCH_BYTES: usize = 112;
 const SHORT_BLOCKS: usize = SHORT_BYTES / 16 + 1;
 
 /// A short message's keystream blocks, then `E(J0)`: the first `used` blocks of a buffer that is not zeroed
-/// first, only they are written, and they are wiped on drop (a message of 100 bytes pays for 8 blocks, not 48).
+/// first, only they are written, and they are wiped on drop (a message of 100 bytes pays for 8 blocks, not 96).
 struct ShortKeystream {
     blocks: MaybeUninit<[u128; SHORT_BLOCKS]>,
     used: usize,
