@@ -288,6 +288,7 @@ impl Sm4Gcm {
     /// the whole buffer).
     fn short_keystream(&self, ks: &mut ShortKeystream, j0: &[u8; 16], len: usize) {
         let n = len.div_ceil(16);
+        assert!(n < SHORT_BLOCKS, "a short message: {len} bytes");
         let first = ks.blocks.as_mut_ptr().cast::<[u8; 16]>();
         for i in 0..n {
             // SAFETY: block `i < n < SHORT_BLOCKS` of the buffer; [u8; 16] has u128's size and a smaller alignment.
