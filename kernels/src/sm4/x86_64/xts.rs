@@ -873,9 +873,7 @@ fn zmm_loop(b: &mut B, x: &Ctx) {
     b.jz(&end);
     b.cmp(n, 8);
     b.jbe(&small);
-    batch_in(b, x, Width::Y, Fill::Both, 2);
-    batch_core(b, x, Width::Y, 2);
-    batch_out(b, x, Width::Y, Fill::Both, 2);
+    batch(b, x, Width::Y, Fill::Both);
     b.jmp(&end);
     b.bind(&small);
     batch(b, x, Width::X, Fill::Partial);
