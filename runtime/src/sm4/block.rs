@@ -148,14 +148,8 @@ impl Sm4 {
         let head = buf.len() / TAIL_BYTES * TAIL_BYTES;
         let (blocks, tail) = buf.split_at_mut(head);
         self.0.chain(f, &self.0.enc, blocks, state);
-        // Held as u128 so that the wipe on drop is 48 stores, not 768 (it holds the message's tail and the
-        // unused keystream of its last block).
-        let mut own = Zeroizing::new([0u128; TAIL_BYTES / 16]);
-        // SAFETY: the bytes of `own` exactly (u128 has no padding; any bytes are a valid u128), borrowed while
-        // `own` is not otherwise used.
-        let bytes = unsafe { std::slice::from_raw_parts_mut(own.as_mut_ptr().cast::<u8>(), TAIL_BYTES) };
-        let padded = &mut bytes[..tail.len().div_ceil(16) * 16];
-        padded[..tail.len()].copy_from_slice(tail);
+        let mut own = WipedBlocks::<{ TAIL_BYTES / 16 }>::new();
+        let padded = own.copy_padded(tail);
         self.0.chain(f, &self.0.enc, padded, state);
         tail.copy_from_slice(&padded[..tail.len()]);
     }

@@ -5,8 +5,7 @@ use super::keys::*;
 use crate::ghash::dispatch::HashKernels;
 use crate::ghash::HashKey;
 use crate::Error;
-use std::mem::MaybeUninit;
-use zeroize::{Zeroize, Zeroizing};
+use zeroize::Zeroizing;
 
 /// SM4-GCM (NIST SP 800-38D; RFC 8998) with a 16-byte tag; any non-empty nonce length (12 is the fast
 /// path, others are hashed with GHASH). A failed decryption leaves the buffer as it was: on the fused path
@@ -98,52 +97,6 @@ const ONE_BATCH_BYTES: usize = 112;
 
 /// The blocks of a short message's keystream and `E(J0)`.
 const SHORT_BLOCKS: usize = SHORT_BYTES / 16 + 1;
-
-/// A short message's keystream blocks, then `E(J0)`: the first `used` blocks of a buffer that is not zeroed
-/// first, only they are written, and they are wiped on drop (a message of 100 bytes pays for 8 blocks, not 96).
-struct ShortKeystream {
-    blocks: MaybeUninit<[u128; SHORT_BLOCKS]>,
-    used: usize,
-}
-
-impl ShortKeystream {
-    /// No blocks written yet.
-    fn new() -> ShortKeystream {
-        ShortKeystream { blocks: MaybeUninit::uninit(), used: 0 }
-    }
-
-    /// The written blocks as bytes.
-    fn bytes_mut(&mut self) -> &mut [u8] {
-        // SAFETY: the first `used` blocks are written (`used` is set after they are); u128 has no padding.
-        unsafe { std::slice::from_raw_parts_mut(self.blocks.as_mut_ptr().cast::<u8>(), 16 * self.used) }
-    }
-
-    /// The written blocks as bytes.
-    fn bytes(&self) -> &[u8] {
-        // SAFETY: as in `bytes_mut`.
-        unsafe { std::slice::from_raw_parts(self.blocks.as_ptr().cast::<u8>(), 16 * self.used) }
-    }
-
-    /// The keystream: every block but the last.
-    fn stream(&self) -> &[u8] {
-        let b = self.bytes();
-        &b[..b.len() - 16]
-    }
-
-    /// `E(J0)`, the last block.
-    fn tag_mask(&self) -> &[u8] {
-        let b = self.bytes();
-        &b[b.len() - 16..]
-    }
-}
-
-impl Drop for ShortKeystream {
-    fn drop(&mut self) {
-        // SAFETY: as in `bytes_mut`.
-        let used = unsafe { std::slice::from_raw_parts_mut(self.blocks.as_mut_ptr().cast::<u128>(), self.used) };
-        used.zeroize();
-    }
-}
 
 /// The chunk the composed encryption (no fused kernel) runs CTR and then GHASH over, while it is in L1: 288
 /// blocks, a whole number of every set's full batches (8, 16 and 48 blocks), so that a chunk ends in no partial
@@ -284,20 +237,17 @@ impl Sm4Gcm {
     }
 
     /// For a message of `len <= self.short.bytes` bytes: its keystream (`E(inc32^i(J0))`, `i = 1..`, one block per
-    /// started 16 bytes) followed by `E(J0)`, from one ECB call, into `ks` (the caller's: returning it would copy
-    /// the whole buffer).
-    fn short_keystream(&self, ks: &mut ShortKeystream, j0: &[u8; 16], len: usize) {
+    /// started 16 bytes) and `E(J0)`, from one ECB call, in `ks` (the caller's: returning it would copy it).
+    fn short_keystream<'a>(
+        &self,
+        ks: &'a mut WipedBlocks<SHORT_BLOCKS>,
+        j0: &[u8; 16],
+        len: usize,
+    ) -> (&'a [u8], &'a [u8]) {
         let n = len.div_ceil(16);
-        assert!(n < SHORT_BLOCKS, "a short message: {len} bytes");
-        let first = ks.blocks.as_mut_ptr().cast::<[u8; 16]>();
-        for i in 0..n {
-            // SAFETY: block `i < n < SHORT_BLOCKS` of the buffer; [u8; 16] has u128's size and a smaller alignment.
-            unsafe { first.add(i).write(Self::add32(j0, i + 1)) };
-        }
-        // SAFETY: block `n < SHORT_BLOCKS`, as above.
-        unsafe { first.add(n).write(*j0) };
-        ks.used = n + 1;
-        self.keys.ecb(ks.bytes_mut(), false);
+        let blocks = ks.fill(n + 1, |i| if i < n { Self::add32(j0, i + 1) } else { *j0 });
+        self.keys.ecb(blocks, false);
+        blocks.split_at(16 * n)
     }
 
     /// The tag from `E(J0)` (16 bytes) and the GHASH state.
@@ -314,12 +264,12 @@ impl Sm4Gcm {
         let mut s = [0u8; 16];
         self.ghash_padded(&mut s, aad);
         if buf.len() <= self.short.bytes {
-            let mut ks = ShortKeystream::new();
-            self.short_keystream(&mut ks, &j0, buf.len());
-            xor_into(buf, ks.stream());
+            let mut ks = WipedBlocks::new();
+            let (stream, mask) = self.short_keystream(&mut ks, &j0, buf.len());
+            xor_into(buf, stream);
             self.ghash_padded(&mut s, buf);
             self.lengths(&mut s, aad.len(), buf.len());
-            return Ok(Self::tag_from(ks.tag_mask(), &s));
+            return Ok(Self::tag_from(mask, &s));
         }
         let mut ctr = Self::inc32(&j0);
         let full = buf.len() / 16 * 16;
@@ -368,14 +318,14 @@ impl Sm4Gcm {
         self.ghash_padded(&mut s, aad);
         if buf.len() <= self.short.bytes {
             // The tag first, from the ciphertext; the buffer is written only when it matches.
-            let mut ks = ShortKeystream::new();
-            self.short_keystream(&mut ks, &j0, buf.len());
+            let mut ks = WipedBlocks::new();
+            let (stream, mask) = self.short_keystream(&mut ks, &j0, buf.len());
             self.ghash_padded(&mut s, buf);
             self.lengths(&mut s, aad.len(), buf.len());
-            if !ct_eq(&Self::tag_from(ks.tag_mask(), &s), tag) {
+            if !ct_eq(&Self::tag_from(mask, &s), tag) {
                 return Err(Error::TagMismatch);
             }
-            xor_into(buf, ks.stream());
+            xor_into(buf, stream);
             return Ok(());
         }
         match self.fused {

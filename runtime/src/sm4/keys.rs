@@ -3,7 +3,8 @@
 
 use super::dispatch::{self, Sm4Kernels};
 use crate::Error;
-use zeroize::Zeroizing;
+use std::mem::MaybeUninit;
+use zeroize::{Zeroize, Zeroizing};
 
 /// 32 round keys as the kernels take them: little-endian 32-bit words, 128 bytes.
 #[derive(Clone)]
@@ -112,6 +113,63 @@ impl Keys {
         debug_assert_eq!(data.len() % 16, 0);
         // SAFETY: `data` holds `16 * n` readable bytes, `mac` 16 writable bytes.
         unsafe { (self.k.cbc_mac)(self.enc.ptr(), mac.as_mut_ptr(), data.as_ptr(), data.len() / 16) }
+    }
+}
+
+/// Up to `N` blocks of secret bytes on the stack (a message's tail, a keystream): not zeroed when made; the
+/// blocks filled ([`Self::fill`], [`Self::copy_padded`]) are wiped on drop, as u128 stores, so a short message
+/// pays for its own blocks, not for `N`.
+pub(super) struct WipedBlocks<const N: usize> {
+    blocks: MaybeUninit<[u128; N]>,
+    used: usize,
+}
+
+impl<const N: usize> WipedBlocks<N> {
+    /// None filled.
+    pub(super) fn new() -> Self {
+        WipedBlocks { blocks: MaybeUninit::uninit(), used: 0 }
+    }
+
+    /// The first `n` blocks (at most `N`), block `i` written as `block(i)`, as bytes.
+    pub(super) fn fill(&mut self, n: usize, mut block: impl FnMut(usize) -> [u8; 16]) -> &mut [u8] {
+        assert!(n <= N, "{n} blocks in a buffer of {N}");
+        let p = self.blocks.as_mut_ptr().cast::<[u8; 16]>();
+        self.used = 0;
+        for i in 0..n {
+            // SAFETY: block `i < N` of the buffer ([u8; 16] has u128's size and a smaller alignment), counted
+            // by `used` once written.
+            unsafe { p.add(i).write(block(i)) };
+            self.used = i + 1;
+        }
+        // SAFETY: the first `n` blocks are written; u128 has no padding.
+        unsafe { std::slice::from_raw_parts_mut(p.cast::<u8>(), 16 * n) }
+    }
+
+    /// `src` (at most `N` blocks) in the first blocks, the last one zero-padded, as bytes. One copy, not a
+    /// block at a time: the kernels' wide loads of it then forward from few stores.
+    pub(super) fn copy_padded(&mut self, src: &[u8]) -> &mut [u8] {
+        let n = src.len().div_ceil(16);
+        assert!(n <= N, "{n} blocks in a buffer of {N}");
+        let p = self.blocks.as_mut_ptr().cast::<u8>();
+        self.used = 0;
+        // SAFETY: `n <= N` blocks of the buffer: the last zeroed, then `src` over the start of them, then
+        // counted by `used`; u128 has no padding.
+        unsafe {
+            if n > 0 {
+                p.add(16 * (n - 1)).cast::<[u8; 16]>().write([0; 16]);
+            }
+            std::ptr::copy_nonoverlapping(src.as_ptr(), p, src.len());
+            self.used = n;
+            std::slice::from_raw_parts_mut(p, 16 * n)
+        }
+    }
+}
+
+impl<const N: usize> Drop for WipedBlocks<N> {
+    fn drop(&mut self) {
+        // SAFETY: the first `used` blocks are written (`fill`, `copy_padded`).
+        let used = unsafe { std::slice::from_raw_parts_mut(self.blocks.as_mut_ptr().cast::<u128>(), self.used) };
+        used.zeroize();
     }
 }
 
